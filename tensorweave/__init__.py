@@ -1,0 +1,34 @@
+"""tensorweave: `import tensorweave as tf` runs TensorFlow 1.x graph-mode programs.
+
+This module only re-exports; the machinery lives in framework/, ops/, runtime/, training/.
+"""
+from tensorweave.framework.dtypes import (  # noqa: F401
+    DType, as_dtype, bool, complex64, complex128, double, float16,
+    float32, float64, half, int8, int16, int32, int64, string, uint8, uint16, uint32, uint64)
+from tensorweave.framework.tensor_shape import Dimension, TensorShape, dimension_value  # noqa: F401
+from tensorweave.framework.device_spec import DeviceSpec  # noqa: F401
+from tensorweave.framework.graph import (  # noqa: F401
+    Graph, GraphKeys, Operation, Tensor, add_to_collection, add_to_collections, colocate_with,
+    container, control_dependencies, device, get_collection, get_collection_ref, get_default_graph,
+    name_scope, reset_default_graph)
+from tensorweave.framework.random_seed import get_seed, set_random_seed  # noqa: F401
+from tensorweave.framework.tensor_conversion import (  # noqa: F401
+    convert_to_tensor, register_tensor_conversion_function)
+from tensorweave.framework.default_session import get_default_session  # noqa: F401
+from tensorweave.framework import errors  # noqa: F401
+from tensorweave.framework.op_def_library import apply_op as _apply_op  # noqa: F401
+
+from tensorweave.ops.constant_op import constant, placeholder, placeholder_with_default  # noqa: F401
+from tensorweave.ops.array_ops import *  # noqa: F401,F403
+from tensorweave.ops.math_ops import *  # noqa: F401,F403
+from tensorweave.ops.linalg_ops import *  # noqa: F401,F403
+from tensorweave.ops.random_ops import *  # noqa: F401,F403
+from tensorweave.ops.control_flow.grouping import group, no_op, tuple  # noqa: F401
+from tensorweave.ops.state_ops import *  # noqa: F401,F403
+from tensorweave.ops.variables import *  # noqa: F401,F403
+from tensorweave.ops.variable_scope import *  # noqa: F401,F403
+from tensorweave.ops.init_ops import *  # noqa: F401,F403
+
+from tensorweave.runtime.config import (  # noqa: F401
+    ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions)
+from tensorweave.runtime.session import InteractiveSession, Session  # noqa: F401

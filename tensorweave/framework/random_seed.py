@@ -1,0 +1,31 @@
+"""Graph-level and op-level seeds (`tf.set_random_seed`), with TF1's combination rules."""
+from __future__ import annotations
+
+from typing import Optional
+
+from tensorweave.framework import graph as _graph
+
+DEFAULT_GRAPH_SEED = 87654321
+_MAXINT32 = 2**31 - 1
+
+
+def get_seed(op_seed: Optional[int]) -> tuple[Optional[int], Optional[int]]:
+    """(graph_seed, op_seed) for a new random op, as TF1 derives them:
+    graph seed set and op seed unset -> the op seed is the graph's op count (deterministic);
+    only the op seed set -> the default graph seed; neither -> nondeterministic."""
+    graph_seed = _graph.get_default_graph().seed
+    if graph_seed is not None:
+        if op_seed is None:
+            op_seed = _graph.get_default_graph()._last_id
+        seeds = (int(graph_seed), int(op_seed))
+    elif op_seed is not None:
+        seeds = (DEFAULT_GRAPH_SEED, int(op_seed))
+    else:
+        return None, None
+    if seeds == (0, 0):  # (0, 0) means "random" to the kernels, so avoid it
+        return 0, _MAXINT32
+    return seeds
+
+
+def set_random_seed(seed: Optional[int]) -> None:
+    _graph.get_default_graph().seed = seed

@@ -1,0 +1,146 @@
+"""The graph's scope stacks, each a small class of its own so `Graph` stays small:
+name scopes and unique names, control dependencies, device functions and colocation."""
+from __future__ import annotations
+
+import contextlib
+import re
+from typing import Any, Callable, Iterator, Optional
+
+from tensorweave.framework import device_spec
+
+_VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
+_VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")
+
+
+class NameScopeStack:
+    """Current name scope plus TF's name uniquification (`add`, `add_1`, `add_2`, ...)."""
+
+    def __init__(self) -> None:
+        self.current = ""
+        self._names_in_use: dict[str, int] = {}
+
+    def unique_name(self, name: str, mark_as_used: bool = True) -> str:
+        if self.current:
+            name = f"{self.current}/{name}"
+        key = name.lower()
+        i = self._names_in_use.get(key, 0)
+        if mark_as_used:
+            self._names_in_use[key] = i + 1
+        if i > 0:
+            base = key
+            while key in self._names_in_use:
+                key = f"{base}_{i}"
+                i += 1
+            if mark_as_used:
+                self._names_in_use[key] = 1
+            name = f"{name}_{i - 1}"
+        return name
+
+    def mark_used(self, name: str) -> None:
+        self._names_in_use.setdefault(name.lower(), 1)
+
+    @contextlib.contextmanager
+    def scope(self, name: Optional[str]) -> Iterator[str]:
+        old = self.current
+        if not name:
+            new = ""
+        elif name.endswith("/"):
+            new = name[:-1]
+            if new and not _VALID_SCOPE_NAME.match(new):
+                raise ValueError(f"'{name}' is not a valid scope name")
+        else:
+            if not _VALID_SCOPE_NAME.match(name):
+                raise ValueError(f"'{name}' is not a valid scope name")
+            new = self.unique_name(name)
+        self.current = new
+        try:
+            yield f"{new}/" if new else ""
+        finally:
+            self.current = old
+
+
+def check_op_name(name: str) -> None:
+    if not _VALID_OP_NAME.match(name):
+        raise ValueError(f"'{name}' is not a valid node name")
+
+
+class ControlDependencyStack:
+    """`with g.control_dependencies([...])`: ops created inside run after the given ops.
+    `None` clears the outer dependencies for its block, as in TF."""
+
+    def __init__(self) -> None:
+        self._stack: list[tuple[list[Any], bool]] = []
+
+    @contextlib.contextmanager
+    def push(self, control_ops: Optional[list[Any]]) -> Iterator[None]:
+        self._stack.append(([], True) if control_ops is None else (control_ops, False))
+        try:
+            yield
+        finally:
+            self._stack.pop()
+
+    def current(self) -> list[Any]:
+        result: list[Any] = []
+        for ops, clears in self._stack:
+            if clears:
+                result = []
+            else:
+                result.extend(o for o in ops if o not in result)
+        return result
+
+
+class DeviceStack:
+    """`tf.device(...)` scopes: strings and DeviceSpecs merge field by field (inner fields win);
+    device functions receive the op and return its device."""
+
+    def __init__(self) -> None:
+        self._stack: list[Any] = []
+
+    @contextlib.contextmanager
+    def push(self, device_or_fn: Any) -> Iterator[None]:
+        if device_or_fn is not None and not callable(device_or_fn):
+            device_or_fn = device_spec.parse_device(device_or_fn)  # validates early, as TF does
+        self._stack.append(device_or_fn)
+        try:
+            yield
+        finally:
+            self._stack.pop()
+
+    def __bool__(self) -> bool:
+        return bool(self._stack)
+
+    def device_for(self, op: Any) -> str:
+        current = ""
+        for entry in self._stack:
+            if entry is None:
+                current = ""
+            elif callable(entry) and not isinstance(entry, device_spec.DeviceSpec):
+                op._device = current
+                chosen = entry(op)
+                current = chosen.to_string() if isinstance(chosen, device_spec.DeviceSpec) else (chosen or "")
+            else:
+                current = device_spec.merge_device(current, entry)
+        return current
+
+
+class ColocationStack:
+    """`tf.colocate_with(op)`: ops created inside get the `_class` attr `loc:@name`."""
+
+    def __init__(self) -> None:
+        self._stack: list[Any] = []
+
+    @contextlib.contextmanager
+    def push(self, op: Any, ignore_existing: bool = False) -> Iterator[None]:
+        saved = self._stack
+        if ignore_existing:
+            self._stack = []
+        if op is not None:
+            self._stack = self._stack + [op]
+        try:
+            yield
+        finally:
+            self._stack = saved
+
+    def current(self) -> Optional[Any]:
+        return self._stack[-1] if self._stack else None
+

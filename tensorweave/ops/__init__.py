@@ -1,0 +1,1 @@
+"""Op families. Importing this package registers every op definition, kernel and gradient."""

@@ -1,0 +1,110 @@
+"""Graph inputs: Const, Placeholder, PlaceholderWithDefault (white paper Table 1)."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from tensorweave.framework import dtypes as _dtypes
+from tensorweave.framework import errors
+from tensorweave.framework.op_def import define_op
+from tensorweave.framework.op_def_library import apply_op
+from tensorweave.framework.tensor_conversion import python_value_to_ndarray, register_constant_factory
+from tensorweave.framework.tensor_shape import TensorShape, as_shape, unknown_shape
+
+# -- Const --------------------------------------------------------------------------------------
+Const = define_op("Const", outputs=["output: dtype"], attrs=["value: tensor", "dtype: type"],
+                  shape_fn=lambda op: [TensorShape(op.get_attr("value").shape)],
+                  persistent_output=True)
+
+
+@Const.kernel()
+def _const_kernel(ctx: Any) -> Any:
+    value = ctx.xp.asarray(ctx.attr("value"))
+    return lambda: value
+
+
+Const.not_differentiable()
+Const.registrations["constant_value"] = lambda t: t.op.get_attr("value")
+
+
+def _make_const(array: np.ndarray, name: Optional[str] = "Const") -> Any:
+    return apply_op(Const, name=name, value=array, dtype=_dtypes.from_numpy(array.dtype))
+
+
+register_constant_factory(_make_const)
+
+
+def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Const",
+             verify_shape: bool = False) -> Any:
+    """Creates a constant tensor from a Python or NumPy value (TF1's tf.constant)."""
+    dtype = None if dtype is None else _dtypes.as_dtype(dtype).base_dtype
+    array = python_value_to_ndarray(value, dtype)
+    if shape is not None:
+        target = tuple(as_shape(shape).as_list())
+        if array.shape != target:
+            if verify_shape:
+                raise TypeError(f"Expected Tensor's shape: {target}, got {array.shape}.")
+            if array.size == 1:
+                array = np.full(target, array.reshape(()), dtype=array.dtype)
+            elif array.size == int(np.prod(target)):
+                array = array.reshape(target)
+            else:
+                raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor of shape "
+                                f"{array.shape} ({array.size} elements) cannot be reshaped to {target}.")
+    return _make_const(array, name=name)
+
+
+# -- Placeholder ----------------------------------------------------------------------------------
+Placeholder = define_op("Placeholder", outputs=["output: dtype"],
+                        attrs=["dtype: type", "shape: shape = None"],
+                        shape_fn=lambda op: [op.get_attr("shape")])
+
+
+@Placeholder.kernel()
+def _placeholder_kernel(ctx: Any) -> Any:
+    dtype, shape, op = ctx.attr("dtype"), ctx.attr("shape"), ctx.op
+
+    def must_feed() -> Any:
+        dims = "<unknown>" if shape.ndims is None else "[" + ",".join(
+            "?" if d is None else str(d) for d in shape.as_list()) + "]"
+        raise errors.InvalidArgumentError(
+            None, op, f"You must feed a value for placeholder tensor '{op.name}' with dtype "
+            f"{dtype.name} and shape {dims}")
+
+    return must_feed
+
+
+Placeholder.not_differentiable()
+
+
+def placeholder(dtype: Any, shape: Any = None, name: Optional[str] = None) -> Any:
+    """A tensor that must be fed in `Session.run` (TF1's tf.placeholder)."""
+    return apply_op(Placeholder, name=name, dtype=_dtypes.as_dtype(dtype).base_dtype,
+                    shape=unknown_shape() if shape is None else as_shape(shape))
+
+
+PlaceholderWithDefault = define_op(
+    "PlaceholderWithDefault", inputs=["input: dtype"], outputs=["output: dtype"],
+    attrs=["dtype: type", "shape: shape"],
+    shape_fn=lambda op: [op.get_attr("shape")], forwards_input=True)
+
+
+@PlaceholderWithDefault.kernel()
+def _placeholder_with_default_kernel(ctx: Any) -> Any:
+    return lambda x: x
+
+
+@PlaceholderWithDefault.gradient
+def _placeholder_with_default_grad(op: Any, grad: Any) -> list[Any]:
+    return [grad]
+
+
+def placeholder_with_default(input: Any, shape: Any, name: Optional[str] = None) -> Any:  # noqa: A002
+    """Returns `input` unless another value is fed (TF1's tf.placeholder_with_default)."""
+    from tensorweave.framework.tensor_conversion import convert_to_tensor
+    value = convert_to_tensor(input)
+    shape = as_shape(shape)
+    if not value.shape.is_compatible_with(shape):
+        raise ValueError(f"Shape {shape} is not compatible with the default value's shape {value.shape}")
+    return apply_op(PlaceholderWithDefault, name=name, input=value, dtype=value.dtype.base_dtype, shape=shape)

@@ -1,0 +1,35 @@
+"""Turns an exception raised inside a kernel into TF's error class for it, naming the node
+and the user line that created it."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from tensorweave.framework import errors
+
+
+def _node_suffix(op: Any) -> str:
+    if op is None:
+        return ""
+    site = op.traceback
+    where = f" (defined at {site[0]}:{site[1]})" if site else ""
+    return f"\n\t [[node {op.name}{where} ]]"
+
+
+def annotate(err: BaseException, op: Optional[Any]) -> BaseException:
+    if isinstance(err, errors.OpError):
+        if err.op is None and op is not None:
+            new = type(err)(None, op, err.message + _node_suffix(op))
+            new.__cause__ = err.__cause__
+            return new
+        return err
+    if isinstance(err, MemoryError):
+        cls: type = errors.ResourceExhaustedError
+    elif isinstance(err, (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError,
+                          OverflowError, ArithmeticError)):
+        cls = errors.InvalidArgumentError
+    else:
+        cls = errors.InternalError
+    name = op.name if op is not None else "?"
+    new = cls(None, op, f"{type(err).__name__} in node '{name}': {err}{_node_suffix(op)}")
+    new.__cause__ = err
+    return new

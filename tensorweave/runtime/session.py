@@ -1,0 +1,282 @@
+"""`tf.Session` and `tf.InteractiveSession` (white paper 3.1, 4.2; OSDI 3.2).
+
+`run` normalizes fetches and feeds, looks up the step plan for that signature (building it
+once), validates fed values, runs the step and rebuilds the fetch structure. Concurrent `run`
+calls are independent steps sharing the session's state; caches are guarded by a lock.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import weakref
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from tensorweave.framework import default_session, errors
+from tensorweave.framework import graph as _graph
+from tensorweave.framework.graph import Graph, Tensor
+from tensorweave.runtime import blas_threads
+from tensorweave.runtime.config import ConfigProto, RunMetadata, RunOptions, timeout_seconds
+from tensorweave.runtime.device import DeviceMgr, create_devices
+from tensorweave.runtime.fetch_mapper import FetchHandler, structure_key
+from tensorweave.runtime.graph_compiler import KernelCache
+from tensorweave.runtime.step_context import StepContext
+from tensorweave.runtime.step_plan import StepPlan
+
+_live_sessions: "weakref.WeakSet[BaseSession]" = weakref.WeakSet()
+
+
+class FeedConverter:
+    """Checks and converts one fed value to its tensor's dtype and static shape."""
+
+    __slots__ = ("tensor", "np_dtype", "rank", "known_dims", "is_string")
+
+    def __init__(self, tensor: Tensor) -> None:
+        self.tensor = tensor
+        base = tensor.dtype.base_dtype
+        self.np_dtype = np.dtype(base.as_numpy_dtype)
+        self.is_string = base.name == "string"
+        dims = tensor.shape.as_tuple_or_none()
+        self.rank = None if dims is None else len(dims)
+        self.known_dims = () if dims is None else tuple((i, d) for i, d in enumerate(dims) if d is not None)
+
+    def __call__(self, value: Any) -> np.ndarray:
+        if type(value) is not np.ndarray or value.dtype != self.np_dtype:
+            value = self._convert(value)
+        if self.rank is not None:
+            shape = value.shape
+            if len(shape) != self.rank or any(shape[i] != d for i, d in self.known_dims):
+                raise ValueError(f"Cannot feed value of shape {shape} for Tensor '{self.tensor.name}', "
+                                 f"which has shape '{self.tensor.shape}'")
+        return value
+
+    def _convert(self, value: Any) -> np.ndarray:
+        if isinstance(value, (Tensor,)) or hasattr(value, "_as_graph_element"):
+            raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values "
+                            "include Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
+        if self.is_string:
+            array = np.asarray(value, dtype=object)
+            flat = array.reshape(-1)
+            for i, v in enumerate(flat):
+                if isinstance(v, str):
+                    flat[i] = v.encode("utf-8")
+                elif not isinstance(v, bytes):
+                    raise TypeError(f"Cannot feed {v!r} of type {type(v).__name__} to string tensor "
+                                    f"'{self.tensor.name}'")
+            return array
+        try:
+            raw = np.asarray(value)
+        except ValueError as err:
+            raise ValueError(f"Cannot feed value for Tensor '{self.tensor.name}': {err}") from None
+        if raw.dtype == object or raw.dtype.kind in ("U", "S"):
+            raise TypeError(f"Cannot feed value {value!r} of type {type(value).__name__} to Tensor "
+                            f"'{self.tensor.name}' of type {self.tensor.dtype.base_dtype.name}")
+        if self.np_dtype.kind in ("i", "u", "b") and raw.dtype.kind in ("f", "c"):
+            if raw.size and not np.all(np.equal(np.mod(raw, 1), 0)):
+                raise TypeError(f"Type of feed value {value!r} with type {raw.dtype} is not compatible "
+                                f"with Tensor type {self.tensor.dtype.base_dtype.name}: it would lose "
+                                f"the fractional part. Feeding to '{self.tensor.name}'.")
+        return raw.astype(self.np_dtype, copy=False)
+
+
+class RunCallable:
+    """A compiled `run` signature: feed converters, the step plan and the fetch structure."""
+
+    def __init__(self, session: "BaseSession", fetches: Any, feed_keys: Sequence[Any]) -> None:
+        graph = session.graph
+        self.version = graph._structure_version
+        self.handler = FetchHandler(graph, fetches)
+        self.feeds = [_feed_tensor(graph, k) for k in feed_keys]
+        seen: set[Tensor] = set()
+        for t in self.feeds:
+            if t in seen:
+                raise ValueError(f"Tensor {t.name} is fed more than once.")
+            seen.add(t)
+            if t.op.type in _UNFEEDABLE_TYPES:
+                raise ValueError(f"Tensor {t.name} may not be fed.")
+        self.converters = [FeedConverter(t) for t in self.feeds]
+        self.plan = StepPlan(self.handler.tensors, self.handler.targets, self.feeds,
+                             session._device_mgr.devices, session._kernels, session._config)
+
+    def __call__(self, session: "BaseSession", feed_values: Any, options: Optional[RunOptions]) -> Any:
+        feeds = [convert(v) for convert, v in zip(self.converters, feed_values)]
+        step = StepContext(feeds, session)
+        values = self.plan.run(step, timeout_seconds(options, session._config), session._active_steps)
+        return self.handler.build_results(values)
+
+
+_UNFEEDABLE_TYPES: set[str] = set()
+
+
+def _feed_tensor(graph: Graph, key: Any) -> Tensor:
+    try:
+        element = graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
+    except (TypeError, ValueError, KeyError) as err:
+        raise TypeError(f"Cannot interpret feed_dict key as Tensor: {err}") from None
+    return element
+
+
+class BaseSession:
+    def __init__(self, target: str = "", graph: Optional[Graph] = None,
+                 config: Optional[ConfigProto] = None) -> None:
+        if target not in ("", None, "local"):
+            raise errors.NotFoundError(None, None, f"No session factory registered for the given "
+                                       f"session options: target: {target!r}")
+        self._graph = graph if graph is not None else _graph.get_default_graph()
+        if not isinstance(self._graph, Graph):
+            raise TypeError(f"graph must be a tf.Graph, but got {type(self._graph)}")
+        self._config = config if config is not None else ConfigProto()
+        self._target = target or ""
+        blas_threads.configure(self._config.intra_op_parallelism_threads)
+        threads = self._config.inter_op_parallelism_threads or (os.cpu_count() or 1)
+        self._device_mgr = DeviceMgr(create_devices(self._config.device_count, threads, self._config))
+        self._kernels = KernelCache(self)
+        self._run_cache: dict[Any, RunCallable] = {}
+        self._cache_lock = threading.Lock()
+        self._active_steps: "weakref.WeakSet[Any]" = weakref.WeakSet()
+        self._closed = False
+        self._default_session_context: Any = None
+        self._default_graph_context: Any = None
+        _live_sessions.add(self)
+
+    # -- properties -------------------------------------------------------------------------------
+    @property
+    def graph(self) -> Graph:
+        return self._graph
+
+    @property
+    def sess_str(self) -> str:
+        return self._target
+
+    @property
+    def graph_def(self) -> Any:
+        return self._graph.as_graph_def()
+
+    def list_devices(self) -> list[Any]:
+        return [_DeviceAttributes(d) for d in self._device_mgr.devices]
+
+    # -- running ----------------------------------------------------------------------------------
+    def run(self, fetches: Any, feed_dict: Optional[dict] = None, options: Optional[RunOptions] = None,
+            run_metadata: Optional[RunMetadata] = None) -> Any:
+        """Runs the operations and evaluates the tensors in `fetches`, feeding `feed_dict`."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        try:
+            key: Any = (structure_key(fetches), tuple(feed_dict) if feed_dict else ())
+            runner = self._run_cache.get(key)
+        except TypeError:  # an unhashable element somewhere in the fetch structure
+            key, runner = None, None
+        if runner is None or runner.version != self._graph._structure_version:
+            runner = self._compile(key, fetches, tuple(feed_dict) if feed_dict else ())
+        return runner(self, feed_dict.values() if feed_dict else (), options)
+
+    def _compile(self, key: Any, fetches: Any, feed_keys: tuple) -> RunCallable:
+        with self._cache_lock:
+            if self._run_cache and next(iter(self._run_cache.values())).version != self._graph._structure_version:
+                self._run_cache.clear()  # existing nodes changed (e.g. new control inputs)
+            runner = self._run_cache.get(key) if key is not None else None
+            if runner is None:
+                runner = RunCallable(self, fetches, feed_keys)
+                if key is not None:
+                    self._run_cache[key] = runner
+            return runner
+
+    def make_callable(self, fetches: Any, feed_list: Optional[Sequence[Any]] = None,
+                      accept_options: bool = False) -> Any:
+        """A Python callable running `fetches` with positional feeds for `feed_list` (TF1 API)."""
+        runner = RunCallable(self, fetches, tuple(feed_list or ()))
+
+        def call(*feed_values: Any, options: Optional[RunOptions] = None, run_metadata: Any = None) -> Any:
+            if self._closed:
+                raise RuntimeError("Attempted to use a closed Session.")
+            return runner(self, feed_values, options)
+
+        return call
+
+    # -- lifetime ---------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Closes the session: cancels running steps and frees its devices' resources."""
+        if self._closed:
+            return
+        self._closed = True
+        for state in list(self._active_steps):
+            state.record_error(errors.CancelledError(None, None, "Session has been closed."))
+        self._device_mgr.shutdown()
+        for d in self._device_mgr.devices:
+            d.resource_manager.cleanup()
+        _live_sessions.discard(self)
+
+    def __del__(self) -> None:
+        try:
+            if not self._closed:
+                self._closed = True
+                self._device_mgr.shutdown()
+        except Exception:  # noqa: BLE001  (interpreter shutdown)
+            pass
+
+    def as_default(self) -> Any:
+        return default_session.default_session(self)
+
+    def __enter__(self) -> "BaseSession":
+        self._default_graph_context = self._graph.as_default()
+        self._default_graph_context.__enter__()
+        self._default_session_context = self.as_default()
+        self._default_session_context.__enter__()
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        self._default_session_context.__exit__(exc_type, exc, tb)
+        self._default_graph_context.__exit__(exc_type, exc, tb)
+        self.close()
+
+    @staticmethod
+    def reset(target: str = "", containers: Optional[Sequence[str]] = None, config: Any = None) -> None:
+        """Clears resource containers (all of them when `containers` is None) on the target's
+        devices: for a local target, in every live session of this process."""
+        if target not in ("", None, "local"):
+            raise errors.NotFoundError(None, None, f"No session factory registered for target {target!r}")
+        for session in list(_live_sessions):
+            for d in session._device_mgr.devices:
+                d.resource_manager.cleanup(None if containers is None else list(containers))
+
+
+class Session(BaseSession):
+    """A class for running TensorFlow operations."""
+
+
+class InteractiveSession(BaseSession):
+    """A session that installs itself as the default on construction, for shells."""
+
+    def __init__(self, target: str = "", graph: Optional[Graph] = None,
+                 config: Optional[ConfigProto] = None) -> None:
+        super().__init__(target, graph, config)
+        default_session.push(self)
+        self._graph_ctx = self._graph.as_default()
+        self._graph_ctx.__enter__()
+
+    def close(self) -> None:
+        if not self._closed:
+            default_session.remove(self)
+            try:
+                self._graph_ctx.__exit__(None, None, None)
+            except (IndexError, AssertionError, ValueError):
+                pass
+        super().close()
+
+
+class _DeviceAttributes:
+    """What `Session.list_devices()` returns for each device (TF's DeviceAttributes)."""
+
+    def __init__(self, device: Any) -> None:
+        self.name = device.name
+        self.device_type = device.device_type
+        self.memory_limit_bytes = device.memory_limit or 0
+        self.incarnation = id(device)
+
+    def __repr__(self) -> str:
+        return f"_DeviceAttributes({self.name}, {self.device_type}, {self.memory_limit_bytes})"
+
+
+def get_default_session() -> Optional[BaseSession]:
+    return default_session.get_default_session()

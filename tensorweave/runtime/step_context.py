@@ -1,0 +1,79 @@
+"""Per-step state that kernels may see: the step id, cancellation, feeds and fetch slots, and
+(for kernels that ask) the frame and iteration they run in (rendezvous keys need it)."""
+from __future__ import annotations
+
+import itertools
+import threading
+from typing import Any, Callable, Optional
+
+from tensorweave.framework import errors
+
+_step_ids = itertools.count(1)
+
+# The value an untaken Switch output (and everything downstream of it) carries.
+DEAD = type("DeadValue", (), {"__repr__": lambda self: "<dead>", "__slots__": ()})()
+
+
+class CancellationManager:
+    """Callbacks that wake blocked asynchronous kernels when a step is cancelled."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._callbacks: dict[int, Callable[[BaseException], None]] = {}
+        self._next = 0
+        self.cancelled: Optional[BaseException] = None
+
+    def register(self, callback: Callable[[BaseException], None]) -> Optional[int]:
+        """Returns a token, or None if already cancelled (the caller must fail at once)."""
+        with self._lock:
+            if self.cancelled is not None:
+                return None
+            token = self._next
+            self._next += 1
+            self._callbacks[token] = callback
+            return token
+
+    def deregister(self, token: Optional[int]) -> bool:
+        with self._lock:
+            return self._callbacks.pop(token, None) is not None  # type: ignore[arg-type]
+
+    def cancel(self, error: BaseException) -> None:
+        with self._lock:
+            if self.cancelled is not None:
+                return
+            self.cancelled = error
+            callbacks = list(self._callbacks.values())
+            self._callbacks.clear()
+        for cb in callbacks:
+            cb(error)
+
+
+class StepContext:
+    """One `Session.run` step (shared by its partitions)."""
+
+    __slots__ = ("step_id", "feeds", "cancellation", "session_state", "rendezvous", "stats",
+                 "frame_id", "iteration", "__weakref__")
+
+    def __init__(self, feeds: list[Any], session_state: Any = None, rendezvous: Any = None) -> None:
+        self.step_id = next(_step_ids)
+        self.feeds = feeds
+        self.cancellation = CancellationManager()
+        self.session_state = session_state
+        self.rendezvous = rendezvous
+        self.stats = None
+        self.frame_id = ""
+        self.iteration = 0
+
+    def at(self, frame_id: str, iteration: int) -> "StepContext":
+        """A view of this step for a kernel running in (frame, iteration)."""
+        if frame_id == "" and iteration == 0:
+            return self
+        view = StepContext.__new__(StepContext)
+        for name in StepContext.__slots__[:-1]:
+            setattr(view, name, getattr(self, name))
+        view.frame_id = frame_id
+        view.iteration = iteration
+        return view
+
+    def cancel(self, error: Optional[BaseException] = None) -> None:
+        self.cancellation.cancel(error or errors.CancelledError(None, None, "Step was cancelled"))

@@ -1,0 +1,100 @@
+"""The straight-line path (DESIGN.md "Parallelism"): a partition with no control flow, no
+asynchronous kernels and nothing worth running in parallel runs as a precomputed list of
+kernel calls over a flat value array. No pending counts, no queues, no locks."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from tensorweave.runtime import kernel_errors
+from tensorweave.runtime.graph_compiler import PartitionTables
+from tensorweave.runtime.step_context import StepContext
+
+
+class Instruction:
+    __slots__ = ("compute", "in_slots", "out_slot", "num_outputs", "needs_step", "free_slots", "item")
+
+    def __init__(self, compute: Callable[..., Any], in_slots: tuple[int, ...], out_slot: int,
+                 num_outputs: int, needs_step: bool, item: Any) -> None:
+        self.compute = compute
+        self.in_slots = in_slots
+        self.out_slot = out_slot
+        self.num_outputs = num_outputs
+        self.needs_step = needs_step
+        self.free_slots: tuple[int, ...] = ()
+        self.item = item
+
+
+def topological_order(tables: PartitionTables) -> list[int]:
+    pending = [it.pending_init for it in tables.items]
+    order: list[int] = []
+    ready = [i for i, p in enumerate(pending) if p == 0]
+    while ready:
+        nid = ready.pop()
+        order.append(nid)
+        for dst, _, _ in tables.items[nid].out_edges:
+            pending[dst] -= 1
+            if pending[dst] == 0:
+                ready.append(dst)
+    if len(order) != len(tables.items):
+        raise ValueError("Graph contains a cycle outside of a while loop")
+    return order
+
+
+class StraightLineExecutor:
+    def __init__(self, tables: PartitionTables) -> None:
+        items = tables.items
+        base: list[int] = [0] * len(items)
+        num_slots = 0
+        for it in items:
+            base[it.id] = num_slots
+            num_slots += max(it.num_outputs, 1)
+        sources: list[list[int]] = [[0] * it.num_inputs for it in items]
+        for it in items:
+            for dst, port, dst_index in it.out_edges:
+                if dst_index >= 0:
+                    sources[dst][dst_index] = base[it.id] + port
+        order = topological_order(tables)
+        sinks = set(tables.fetch_items)
+        program = []
+        last_use: dict[int, int] = {}
+        for pos, nid in enumerate(order):
+            if nid in sinks:
+                continue
+            it = items[nid]
+            for s in sources[nid]:
+                last_use[s] = len(program)
+            program.append(Instruction(it.compute, tuple(sources[nid]), base[nid], it.num_outputs,
+                                       it.needs_step, it))
+        self.fetch_slots = [sources[sid][0] for sid in tables.fetch_items]
+        keep = set(self.fetch_slots)
+        frees: dict[int, list[int]] = {}
+        for slot, pos in last_use.items():
+            if slot not in keep:
+                frees.setdefault(pos, []).append(slot)
+        for pos, slots in frees.items():
+            program[pos].free_slots = tuple(slots)
+        self.program = program
+        self.num_slots = num_slots
+
+    def run(self, step: StepContext) -> list[Any]:
+        vals: list[Any] = [None] * self.num_slots
+        ins = None
+        try:
+            for ins in self.program:
+                if ins.needs_step:
+                    result = ins.compute(step, *[vals[s] for s in ins.in_slots])
+                else:
+                    result = ins.compute(*[vals[s] for s in ins.in_slots])
+                n = ins.num_outputs
+                if n == 1:
+                    vals[ins.out_slot] = result
+                elif n:
+                    vals[ins.out_slot:ins.out_slot + n] = result
+                for s in ins.free_slots:
+                    vals[s] = None
+        except Exception as err:
+            annotated = kernel_errors.annotate(err, ins.item.op if ins is not None else None)
+            if annotated is err:
+                raise
+            raise annotated from err
+        return [vals[s] for s in self.fetch_slots]

@@ -1,0 +1,59 @@
+"""Helpers the op tests share: run a graph, compare with a NumPy reference, and check that each
+op's inferred static shape agrees with the shape of its real output."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from tensorweave.framework import graph as _graph
+from tensorweave.framework.graph import Tensor
+
+
+def evaluate(fetches: Any, feed_dict: Optional[dict] = None, graph: Optional[_graph.Graph] = None) -> Any:
+    """Runs `fetches` in a fresh session on their graph."""
+    from tensorweave.runtime.session import Session
+    g = graph or _first_graph(fetches) or _graph.get_default_graph()
+    with Session(graph=g) as sess:
+        return sess.run(fetches, feed_dict)
+
+
+def _first_graph(fetches: Any) -> Optional[_graph.Graph]:
+    if isinstance(fetches, Tensor) or hasattr(fetches, "graph"):
+        return fetches.graph
+    if isinstance(fetches, (list, tuple)):
+        for f in fetches:
+            g = _first_graph(f)
+            if g is not None:
+                return g
+    return None
+
+
+def assert_static_shape_matches(tensor: Tensor, value: Any) -> None:
+    """The inferred static shape must be compatible with the real one, with the same rank
+    whenever the rank is known."""
+    actual = np.shape(value)
+    static = tensor.shape
+    if static.ndims is not None:
+        assert static.ndims == len(actual), (
+            f"{tensor.name}: static rank {static.ndims} ({static}) but real shape {actual}")
+        assert static.is_compatible_with(actual), (
+            f"{tensor.name}: static shape {static} incompatible with real shape {actual}")
+
+
+def check_op(tensor: Tensor, expected: Any, feed_dict: Optional[dict] = None, rtol: float = 1e-6,
+             atol: float = 1e-6, exact_dtype: bool = True) -> Any:
+    """Evaluates `tensor`, checks dtype, static shape and values against `expected`."""
+    value = evaluate(tensor, feed_dict)
+    expected = np.asarray(expected)
+    assert_static_shape_matches(tensor, value)
+    got = np.asarray(value)
+    if exact_dtype:
+        want = np.dtype(tensor.dtype.base_dtype.as_numpy_dtype)
+        assert got.dtype == want, f"{tensor.name}: dtype {got.dtype}, declared {want}"
+    assert got.shape == expected.shape, f"{tensor.name}: shape {got.shape}, expected {expected.shape}"
+    if got.dtype == object or got.dtype.kind in ("b", "i", "u", "S", "U"):
+        np.testing.assert_array_equal(got, expected)
+    else:
+        np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol)
+    return value
