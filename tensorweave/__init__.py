@@ -28,6 +28,7 @@ from tensorweave.ops.state_ops import *  # noqa: F401,F403
 from tensorweave.ops.variables import *  # noqa: F401,F403
 from tensorweave.ops.variable_scope import *  # noqa: F401,F403
 from tensorweave.ops.init_ops import *  # noqa: F401,F403
+from tensorweave.ops.script_ops import *  # noqa: F401,F403
 
 from tensorweave.runtime.config import (  # noqa: F401
     ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions)

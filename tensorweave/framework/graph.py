@@ -642,7 +642,7 @@ def container(container_name: str) -> Any:
 def name_scope(name: Optional[str], default_name: Optional[str] = None,
                values: Optional[Sequence[Any]] = None) -> Iterator[str]:
     """TF1's tf.name_scope(name, default_name, values): opens a scope in the graph of `values`."""
-    if name is None and default_name is None:
+    if name is None and default_name is None and values is not None:
         raise ValueError("At least one of name (None) and default_name (None) must be provided.")
     graph = _graph_from_values(values)
     scope_name = default_name if name is None else name

@@ -7,6 +7,8 @@ from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.ops import shape_fns
 
+__all__ = ["identity"]
+
 # -- Identity -------------------------------------------------------------------------------------
 Identity = define_op("Identity", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
                      shape_fn=shape_fns.unchanged, forwards_input=True)

@@ -35,8 +35,12 @@ def _aliases_persistent_state(tensor: Tensor) -> bool:
 def _fetch_finisher(tensor: Tensor, fed: bool) -> Callable[[Any], Any]:
     np_dtype = tensor.dtype.base_dtype.as_numpy_dtype
     copy = not fed and _aliases_persistent_state(tensor)
+    is_ref = tensor.dtype.is_ref_dtype and not fed
+    op = tensor.op
 
     def finish(value: Any) -> Any:
+        if is_ref:  # a variable's reference: fetch its current value
+            value = value.read(op)
         if type(value) is not np.ndarray:
             if not isinstance(value, np.generic):
                 value = np.asarray(value, dtype=np_dtype)

@@ -1,6 +1,7 @@
 """NoOp, `tf.group` and `tf.tuple`: control dependencies as graph structure."""
 from __future__ import annotations
 
+import builtins
 from typing import Any, Optional, Sequence
 
 from tensorweave.framework import graph as _graph
@@ -39,7 +40,7 @@ def group(*inputs: Any, name: Optional[str] = None) -> Operation:
     """An op that runs after all of `inputs` have run; it has no outputs."""
     flat: list[Any] = []
     for x in inputs:
-        if isinstance(x, (list, tuple)):
+        if isinstance(x, (list, builtins.tuple)):
             flat.extend(x)
         elif isinstance(x, dict):
             flat.extend(x.values())

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
-from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
+from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.ops import shape_fns
 
 
@@ -20,10 +19,7 @@ def _switch_shape(op: Any) -> list[TensorShape]:
 def _merge_shape(op: Any) -> list[TensorShape]:
     shape = op.inputs[0].shape
     for t in op.inputs[1:]:
-        if not shape.is_compatible_with(t.shape) or shape.ndims != t.shape.ndims:
-            shape = shape.most_specific_compatible_shape(t.shape)
-        else:
-            shape = shape.most_specific_compatible_shape(t.shape)
+        shape = shape.most_specific_compatible_shape(t.shape)
     return [shape, TensorShape([])]
 
 
@@ -81,6 +77,3 @@ def next_iteration(data: Any, name: Optional[str] = None) -> Any:
 def loop_cond(pred: Any, name: Optional[str] = None) -> Any:
     return apply_op(LoopCond, name=name, input=pred)
 
-
-_BOOL = _dtypes.bool
-del _BOOL, unknown_shape

@@ -1,0 +1,2 @@
+"""linalg_ops."""
+__all__: list[str] = []

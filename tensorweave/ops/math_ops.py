@@ -1,0 +1,2 @@
+"""math_ops."""
+__all__: list[str] = []

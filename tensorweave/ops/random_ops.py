@@ -1,0 +1,2 @@
+"""random_ops."""
+__all__: list[str] = []

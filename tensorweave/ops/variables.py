@@ -1,0 +1,300 @@
+"""`tf.Variable` (TF1 reference variables) and the initialization helpers.
+
+A Variable is three nodes: the VariableV2 holding state, its initializer (an Assign of the
+initial value) and a `read` Identity giving its current value. The Variable converts to that
+snapshot wherever a tensor is expected, and to the reference where an op mutates it.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence
+
+from tensorweave.framework import dtypes as _dtypes
+from tensorweave.framework import graph as _graph
+from tensorweave.framework.graph import GraphKeys, Operation, Tensor
+from tensorweave.framework.tensor_conversion import convert_to_tensor, register_tensor_conversion_function
+from tensorweave.framework.tensor_shape import TensorShape, as_shape, unknown_shape
+from tensorweave.ops import state_ops
+from tensorweave.ops.array_ops import identity
+from tensorweave.ops.control_flow.grouping import group, no_op
+
+__all__ = ["Variable", "VariableV1", "global_variables", "local_variables", "trainable_variables",
+           "all_variables", "model_variables", "moving_average_variables", "global_variables_initializer",
+           "local_variables_initializer", "variables_initializer", "initialize_all_variables",
+           "initialize_local_variables", "initialize_variables", "report_uninitialized_variables",
+           "assert_variables_initialized"]
+
+
+class Variable:
+    """A variable maintains state across `Session.run` calls (TF1 tf.Variable)."""
+
+    def __init__(self, initial_value: Any = None, trainable: bool = True,
+                 collections: Optional[Sequence[str]] = None, validate_shape: bool = True,
+                 caching_device: Any = None, name: Optional[str] = None, variable_def: Any = None,
+                 dtype: Any = None, expected_shape: Any = None, import_scope: Any = None,
+                 constraint: Optional[Callable] = None, use_resource: Any = None,
+                 synchronization: Any = None, aggregation: Any = None, shape: Any = None) -> None:
+        if variable_def is not None:
+            self._init_from_graph(variable_def)
+            return
+        if initial_value is None:
+            raise ValueError("initial_value must be specified.")
+        if collections is None:
+            collections = [GraphKeys.GLOBAL_VARIABLES]
+        if not isinstance(collections, (list, tuple, set)):
+            raise ValueError(f"collections argument to Variable constructor must be a list, tuple, or "
+                             f"set. Got {collections} of type {type(collections)}")
+        collections = list(collections)
+        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+            collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        init_from_fn = callable(initial_value)
+        graph = _graph.get_default_graph()
+        with graph.as_default(), _graph.name_scope(name, "Variable",
+                                                   [] if init_from_fn else [initial_value]) as scope:
+            if init_from_fn:
+                with graph.name_scope("Initializer"):
+                    initial = convert_to_tensor(initial_value(), dtype=dtype, name="initial_value")
+            else:
+                initial = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
+            if shape is not None:
+                var_shape = as_shape(shape)
+            elif validate_shape:
+                var_shape = initial.shape
+                if not var_shape.is_fully_defined():
+                    raise ValueError(f"initial_value must have a shape specified: {initial}")
+            else:
+                var_shape = unknown_shape()
+            self._variable = state_ops.variable_op_v2(var_shape, initial.dtype.base_dtype, name=scope)
+            self._initial_value = initial
+            with graph.colocate_with(self._variable.op):
+                self._initializer_op = state_ops.assign(self._variable, initial, validate_shape=validate_shape,
+                                                        name="Assign").op
+                self._snapshot = identity(self._variable, name="read")
+        self._trainable = trainable
+        self._constraint = constraint
+        self._save_slice_info = None
+        graph.add_to_collections(collections, self)
+
+    def _init_from_graph(self, variable_def: Any) -> None:
+        graph = _graph.get_default_graph()
+        self._variable = graph.as_graph_element(variable_def["variable_name"])
+        self._initializer_op = graph.as_graph_element(variable_def["initializer_name"])
+        self._snapshot = graph.as_graph_element(variable_def["snapshot_name"])
+        self._initial_value = None
+        self._trainable = variable_def.get("trainable", True)
+        self._constraint = None
+        self._save_slice_info = None
+
+    # -- graph elements -------------------------------------------------------------------------
+    def _as_graph_element(self) -> Tensor:
+        return self._variable
+
+    def _ref(self) -> Tensor:
+        return self._variable
+
+    def value(self) -> Tensor:
+        """The last snapshot of this variable (its `read` tensor)."""
+        return self._snapshot
+
+    def read_value(self) -> Tensor:
+        """A new read of this variable's current value."""
+        return identity(self._variable, name="read")
+
+    @property
+    def initializer(self) -> Operation:
+        return self._initializer_op
+
+    @property
+    def initial_value(self) -> Tensor:
+        return self._initial_value
+
+    @property
+    def name(self) -> str:
+        return self._variable.name
+
+    @property
+    def op(self) -> Operation:
+        return self._variable.op
+
+    @property
+    def graph(self) -> _graph.Graph:
+        return self._variable.graph
+
+    @property
+    def device(self) -> str:
+        return self._variable.device
+
+    @property
+    def dtype(self) -> _dtypes.DType:
+        return self._variable.dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._variable.shape
+
+    def get_shape(self) -> TensorShape:
+        return self._variable.shape
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @property
+    def constraint(self) -> Optional[Callable]:
+        return self._constraint
+
+    def eval(self, session: Any = None) -> Any:
+        return self._variable.eval(session=session)
+
+    def load(self, value: Any, session: Any = None) -> None:
+        """Assigns `value` through the initializer's feed, without adding ops to the graph."""
+        from tensorweave.framework.default_session import get_default_session
+        session = session or get_default_session()
+        if session is None:
+            raise ValueError("Either session argument should be provided or default session should be established")
+        session.run(self._initializer_op, {self._initializer_op.inputs[1]: value})
+
+    # -- updates ----------------------------------------------------------------------------------
+    def assign(self, value: Any, use_locking: bool = False, name: Optional[str] = None,
+               read_value: bool = True) -> Any:
+        result = state_ops.assign(self._variable, value, use_locking=use_locking, name=name)
+        return result if read_value else result.op
+
+    def assign_add(self, delta: Any, use_locking: bool = False, name: Optional[str] = None,
+                   read_value: bool = True) -> Any:
+        result = state_ops.assign_add(self._variable, delta, use_locking=use_locking, name=name)
+        return result if read_value else result.op
+
+    def assign_sub(self, delta: Any, use_locking: bool = False, name: Optional[str] = None,
+                   read_value: bool = True) -> Any:
+        result = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
+        return result if read_value else result.op
+
+    def set_shape(self, shape: Any) -> None:
+        self._variable.set_shape(shape)
+        self._snapshot.set_shape(shape)
+
+    def __repr__(self) -> str:
+        return (f"<tf.Variable '{self.name}' shape={self.shape} "
+                f"dtype={self.dtype.name}>")
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __eq__(self, other: Any) -> bool:
+        return self is other
+
+    def __ne__(self, other: Any) -> bool:
+        return self is not other
+
+    def __bool__(self) -> bool:
+        raise TypeError("Using a `tf.Variable` as a Python `bool` is not allowed.")
+
+    def __iter__(self) -> Any:
+        return iter(self._snapshot)
+
+    def __array__(self, dtype: Any = None) -> Any:
+        raise TypeError(f"Cannot convert {self!r} to a numpy array: evaluate it in a session first.")
+
+
+VariableV1 = Variable
+
+
+def _forward_operator(name: str) -> None:
+    def forward(self: Variable, *args: Any) -> Any:
+        return getattr(Tensor, name)(self.value(), *args)
+
+    forward.__name__ = name
+    setattr(Variable, name, forward)
+
+
+def _install_operators() -> None:
+    from tensorweave.ops import math_ops
+    for name in getattr(math_ops, "OVERLOADED_OPERATORS", ()):
+        _forward_operator(name)
+    _forward_operator("__getitem__")
+
+
+_install_operators()
+
+
+def _to_tensor(v: Variable, dtype: Any = None, name: Optional[str] = None, as_ref: bool = False) -> Tensor:
+    return v._ref() if as_ref else v.value()
+
+
+register_tensor_conversion_function(Variable, _to_tensor)
+
+
+# -- collections and initializers -------------------------------------------------------------
+def global_variables(scope: Optional[str] = None) -> list[Variable]:
+    return _graph.get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
+
+
+def all_variables() -> list[Variable]:
+    return global_variables()
+
+
+def local_variables(scope: Optional[str] = None) -> list[Variable]:
+    return _graph.get_collection(GraphKeys.LOCAL_VARIABLES, scope)
+
+
+def trainable_variables(scope: Optional[str] = None) -> list[Variable]:
+    return _graph.get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
+
+
+def model_variables(scope: Optional[str] = None) -> list[Variable]:
+    return _graph.get_collection(GraphKeys.MODEL_VARIABLES, scope)
+
+
+def moving_average_variables(scope: Optional[str] = None) -> list[Variable]:
+    return _graph.get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
+
+
+def variables_initializer(var_list: Sequence[Variable], name: str = "init") -> Operation:
+    """An op that runs the initializers of `var_list` (a no_op when empty)."""
+    if var_list:
+        return group(*[v.initializer for v in var_list], name=name)
+    return no_op(name=name)
+
+
+def initialize_variables(var_list: Sequence[Variable], name: str = "init") -> Operation:
+    return variables_initializer(var_list, name)
+
+
+def global_variables_initializer() -> Operation:
+    return variables_initializer(global_variables())
+
+
+def initialize_all_variables() -> Operation:
+    return global_variables_initializer()
+
+
+def local_variables_initializer() -> Operation:
+    return variables_initializer(local_variables())
+
+
+def initialize_local_variables() -> Operation:
+    return local_variables_initializer()
+
+
+def report_uninitialized_variables(var_list: Optional[Sequence[Variable]] = None,
+                                   name: str = "report_uninitialized_variables") -> Tensor:
+    """A 1-D string tensor with the names of the uninitialized variables in `var_list`."""
+    from tensorweave.ops import array_ops, math_ops
+    from tensorweave.ops.constant_op import constant
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+    with _graph.name_scope(name) as scope:
+        if not var_list:
+            return constant([], dtype=_dtypes.string, name=scope)
+        flags = array_ops.stack([state_ops.is_variable_initialized(v) for v in var_list])
+        names = constant([v.op.name for v in var_list])
+        return array_ops.boolean_mask(names, math_ops.logical_not(flags), name=scope)
+
+
+def assert_variables_initialized(var_list: Optional[Sequence[Variable]] = None) -> Any:
+    """An op that raises FailedPreconditionError when any variable is uninitialized."""
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+    if not var_list:
+        return None
+    return group(*[identity(v._ref()) for v in var_list], name="assert_variables_initialized")

@@ -1,0 +1,166 @@
+import numpy as np
+import pytest
+
+import tensorweave as tf
+
+
+def test_variable_nodes_and_names():
+    v = tf.Variable([1.0, 2.0], name="weights")
+    assert v.name == "weights:0"
+    assert v.op.type == "VariableV2"
+    assert v.initializer.name == "weights/Assign"
+    assert v.value().name == "weights/read:0"
+    assert v.dtype == tf.float32_ref if hasattr(tf, "float32_ref") else v.dtype.base_dtype == tf.float32
+    assert v.shape.as_list() == [2]
+    assert v in tf.global_variables() and v in tf.trainable_variables()
+    frozen = tf.Variable(1, trainable=False)
+    assert frozen not in tf.trainable_variables()
+
+
+def test_uninitialized_read_raises_failed_precondition_naming_variable():
+    v = tf.Variable(3.0, name="my_var")
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.FailedPreconditionError, match="my_var"):
+            sess.run(v)
+        with pytest.raises(tf.errors.FailedPreconditionError):
+            sess.run(v + 1.0)
+
+
+def test_assign_family():
+    v = tf.Variable(10.0)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(v.assign(4.0)) == 4.0
+        assert sess.run(v.assign_add(2.0)) == 6.0
+        assert sess.run(v.assign_sub(1.0)) == 5.0
+        assert sess.run(tf.assign(v, 1.0)) == 1.0
+        assert sess.run(tf.assign_add(v, 1.0, use_locking=True)) == 2.0
+        assert sess.run(tf.assign_sub(v, 3.0)) == -1.0
+        assert sess.run(v.read_value()) == -1.0
+
+
+def test_assign_shape_validation():
+    v = tf.Variable([1.0, 2.0])
+    with pytest.raises(ValueError):
+        tf.assign(v, [1.0, 2.0, 3.0])
+    p = tf.placeholder(tf.float32)
+    a = tf.assign(v, p)
+    free = tf.assign(v, p, validate_shape=False)
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Assign requires shapes"):
+            sess.run(a, {p: [1.0, 2.0, 3.0]})
+        np.testing.assert_array_equal(sess.run(free, {p: [7.0, 8.0, 9.0]}), [7, 8, 9])
+
+
+def test_variables_live_per_session():
+    v = tf.Variable(1.0)
+    inc = tf.assign_add(v, 1.0)
+    with tf.Session() as s1, tf.Session() as s2:
+        s1.run(v.initializer)
+        s1.run(inc)
+        with pytest.raises(tf.errors.FailedPreconditionError):
+            s2.run(v)
+        s2.run(v.initializer)
+        assert s1.run(v) == 2.0 and s2.run(v) == 1.0
+
+
+def test_initializers_and_reports():
+    a = tf.Variable(1.0, name="a")
+    b = tf.Variable(2.0, name="b")
+    loc = tf.Variable(3.0, name="loc", collections=[tf.GraphKeys.LOCAL_VARIABLES])
+    with tf.Session() as sess:
+        assert sorted(sess.run(tf.report_uninitialized_variables())) == [b"a", b"b", b"loc"]
+        sess.run(tf.variables_initializer([a]))
+        assert sess.run(tf.is_variable_initialized(a)) and not sess.run(tf.is_variable_initialized(b))
+        assert list(sess.run(tf.report_uninitialized_variables())) == [b"b", b"loc"]
+        sess.run(tf.local_variables_initializer())
+        assert list(sess.run(tf.report_uninitialized_variables())) == [b"b"]
+        sess.run(tf.initialize_all_variables())
+        assert sess.run(tf.report_uninitialized_variables()).size == 0
+        assert sess.run(loc) == 3.0
+
+
+def test_variable_arithmetic_and_conversion():
+    v = tf.Variable([[1.0, 2.0]])
+    w = tf.Variable(tf.ones([2, 1]))
+    y = tf.matmul(v, w) + v[0, 1] * 2.0 - (-v)[0, 0]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(y)[0, 0] == 3.0 + 4.0 + 1.0
+
+
+def test_variable_from_callable_and_dependent_init():
+    v = tf.Variable(lambda: tf.zeros([3]), name="z")
+    assert v.initial_value.op.name.startswith("z/Initializer/")
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        np.testing.assert_array_equal(sess.run(v), [0, 0, 0])
+
+
+def test_get_variable_reuse_rules():
+    with tf.variable_scope("layer"):
+        w = tf.get_variable("w", [2, 3], initializer=tf.constant_initializer(0.5))
+        with pytest.raises(ValueError, match="already exists"):
+            tf.get_variable("w", [2, 3])
+    with tf.variable_scope("layer", reuse=True):
+        assert tf.get_variable("w", [2, 3]) is w
+        with pytest.raises(ValueError, match="does not exist"):
+            tf.get_variable("other", [1])
+        with pytest.raises(ValueError):
+            tf.get_variable("w", [3, 3])
+    with tf.variable_scope("layer") as scope:
+        scope.reuse_variables()
+        assert tf.get_variable("w") is w
+    with tf.variable_scope("auto", reuse=tf.AUTO_REUSE):
+        a1 = tf.get_variable("a", [1])
+    with tf.variable_scope("auto", reuse=tf.AUTO_REUSE):
+        a2 = tf.get_variable("a", [1])
+    assert a1 is a2
+    assert w.name == "layer/w:0"
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        np.testing.assert_array_equal(sess.run(w), np.full((2, 3), 0.5, np.float32))
+
+
+def test_variable_scope_names_and_defaults():
+    with tf.variable_scope("outer", initializer=tf.ones_initializer()):
+        with tf.variable_scope(None, default_name="block"):
+            a = tf.get_variable("a", [2])
+        with tf.variable_scope(None, default_name="block"):
+            b = tf.get_variable("b", [2])
+            c = tf.identity(b)
+    assert a.name == "outer/block/a:0" and b.name == "outer/block_1/b:0"
+    assert c.op.name == "outer/block_1/Identity"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(a), [1.0, 1.0])
+
+
+@pytest.mark.parametrize("init, check", [
+    (tf.zeros_initializer(), lambda x: np.all(x == 0)),
+    (tf.ones_initializer(), lambda x: np.all(x == 1)),
+    (tf.constant_initializer(7.0), lambda x: np.all(x == 7)),
+    (tf.random_uniform_initializer(-0.1, 0.1, seed=1), lambda x: np.all(np.abs(x) <= 0.1) and x.std() > 0),
+    (tf.random_normal_initializer(0.0, 1.0, seed=1), lambda x: 0.8 < x.std() < 1.2),
+    (tf.truncated_normal_initializer(0.0, 1.0, seed=1), lambda x: np.all(np.abs(x) <= 2.0)),
+    (tf.glorot_uniform_initializer(seed=1), lambda x: np.all(np.abs(x) <= np.sqrt(6.0 / 600))),
+])
+def test_initializers(init, check):
+    v = tf.get_variable("v", [300, 300], initializer=init)
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        value = sess.run(v)
+    assert value.shape == (300, 300) and value.dtype == np.float32
+    assert check(value)
+
+
+def test_default_get_variable_initializer_is_glorot_uniform():
+    v = tf.get_variable("v", [100, 50])
+    i = tf.get_variable("i", [3], dtype=tf.int32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        limit = np.sqrt(6.0 / 150)
+        value = sess.run(v)
+        assert np.all(np.abs(value) <= limit) and value.std() > limit / 3
+        np.testing.assert_array_equal(sess.run(i), [0, 0, 0])

@@ -1,0 +1,200 @@
+"""The dataflow executor: dead values, frames and iterations (built here from the raw
+primitives), expensive kernels in parallel, asynchronous kernels, cancellation."""
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import tensorweave as tf
+from tensorweave.framework.op_def import define_op
+from tensorweave.framework.op_def_library import apply_op
+from tensorweave.ops import shape_fns
+from tensorweave.ops.control_flow import primitives as cf
+
+# -- test-only ops ------------------------------------------------------------------------------
+INTERVALS = []
+
+TestSleep = define_op("TestSleep", inputs=["x: float"], outputs=["y: float"],
+                      shape_fn=shape_fns.unchanged, expensive=True)
+
+
+@TestSleep.kernel()
+def _sleep_kernel(ctx):
+    def compute(x):
+        start = time.perf_counter()
+        time.sleep(0.25)  # releases the GIL, like a BLAS call
+        INTERVALS.append((start, time.perf_counter(), threading.get_ident()))
+        return x
+    return compute
+
+
+TestAsyncLater = define_op("TestAsyncLater", inputs=["x: float"], outputs=["y: float"],
+                           shape_fn=shape_fns.unchanged, is_async=True)
+
+
+@TestAsyncLater.kernel()
+def _async_later_kernel(ctx):
+    def compute(step, done, x):
+        threading.Timer(0.05, lambda: done(x * 2)).start()
+    return compute
+
+
+TestAsyncNever = define_op("TestAsyncNever", inputs=["x: float"], outputs=["y: float"],
+                           shape_fn=shape_fns.unchanged, is_async=True)
+
+
+@TestAsyncNever.kernel()
+def _async_never_kernel(ctx):
+    def compute(step, done, x):
+        if step.cancellation.register(lambda err: done(err)) is None:
+            done(tf.errors.CancelledError(None, None, "cancelled"))
+    return compute
+
+
+# -- dead values -----------------------------------------------------------------------------------
+def test_switch_merge_dead_propagation():
+    x = tf.constant(3.0)
+    pred = tf.placeholder(tf.bool, [])
+    f, t = cf.switch(x, pred)
+    f2 = tf.identity(tf.identity(f) * 10.0)   # a chain of ops on the false side
+    t2 = tf.identity(t) + 1.0
+    out, index = cf.merge([f2, t2])
+    with tf.Session() as sess:
+        assert sess.run([out, index], {pred: True}) == [4.0, 1]
+        assert sess.run([out, index], {pred: False}) == [30.0, 0]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="dead"):
+            sess.run(f2, {pred: True})
+
+
+def test_merge_of_two_dead_inputs_is_dead():
+    x = tf.constant(1.0)
+    pred = tf.constant(True)
+    f1, _ = cf.switch(x, pred)
+    f2, _ = cf.switch(x, pred)
+    out, _ = cf.merge([f1, f2])
+    after = tf.identity(out)
+    live = tf.identity(x)
+    with tf.Session() as sess:
+        assert sess.run(live) == 1.0
+        with pytest.raises(tf.errors.InvalidArgumentError, match="dead"):
+            sess.run(after)
+
+
+def test_side_effect_only_in_taken_branch():
+    v = tf.Variable(0.0)
+    pred = tf.placeholder(tf.bool, [])
+    f, t = cf.switch(tf.constant(1.0), pred)
+    with tf.control_dependencies([tf.identity(t)]):
+        bump = tf.assign_add(v, 5.0)   # dead when the true side is not taken
+    out, _ = cf.merge([f, tf.identity(bump)])
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        sess.run(out, {pred: False})
+        assert sess.run(v) == 0.0
+        sess.run(out, {pred: True})
+        assert sess.run(v) == 5.0
+
+
+# -- frames and iterations --------------------------------------------------------------------------
+def build_counting_loop(limit, counter=None, parallel_iterations=10):
+    """while i < limit: i += 1 (and counter += 1), from the raw primitives."""
+    i0 = tf.constant(0)
+    entered = cf.enter(i0, "loop", parallel_iterations=parallel_iterations)
+    merged, _ = cf.merge([entered, entered])
+    limit_in = cf.enter(limit, "loop", is_constant=True, parallel_iterations=parallel_iterations)
+    pred = cf.loop_cond(tf.less(merged, limit_in))
+    exit_false, body_in = cf.switch(merged, pred)
+    result = cf.exit(exit_false)
+    body = tf.identity(body_in) + 1
+    if counter is not None:
+        ref = apply_op(cf.RefEnter, data=counter._ref(), frame_name="loop", is_constant=True,
+                          parallel_iterations=parallel_iterations)
+        with tf.control_dependencies([body]):
+            bump = tf.assign_add(ref, 1.0)
+        body = tf.tuple([body], control_inputs=[bump])[0]
+    merged.op._update_input(1, cf.next_iteration(body))
+    return result
+
+
+def test_loop_with_data_dependent_iterations():
+    limit = tf.placeholder(tf.int32, [])
+    result = build_counting_loop(limit)
+    with tf.Session() as sess:
+        assert sess.run(result, {limit: 7}) == 7
+        assert sess.run(result, {limit: 0}) == 0
+        assert sess.run(result, {limit: 100}) == 100
+
+
+def test_stateful_op_in_loop_body_runs_once_per_iteration():
+    counter = tf.Variable(0.0)
+    result = build_counting_loop(tf.constant(5), counter)
+    with tf.Session() as sess:
+        sess.run(counter.initializer)
+        assert sess.run(result) == 5
+        assert sess.run(counter) == 5.0
+
+
+def test_loop_with_parallel_iterations_one():
+    result = build_counting_loop(tf.constant(12), parallel_iterations=1)
+    with tf.Session() as sess:
+        assert sess.run(result) == 12
+
+
+# -- parallelism and asynchronous kernels -------------------------------------------------------------
+def test_independent_expensive_kernels_run_concurrently():
+    INTERVALS.clear()
+    x = tf.constant([1.0])
+    a = apply_op(TestSleep, x=x)
+    b = apply_op(TestSleep, x=x)
+    with tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=2)) as sess:
+        start = time.perf_counter()
+        sess.run([a, b])
+        elapsed = time.perf_counter() - start
+    (s1, e1, t1), (s2, e2, t2) = INTERVALS
+    assert s1 < e2 and s2 < e1, "the two kernels did not overlap"
+    assert t1 != t2
+    assert elapsed < 0.45
+
+
+def test_async_kernel_completes_from_another_thread():
+    y = apply_op(TestAsyncLater, x=tf.constant(21.0))
+    z = y + 0.0
+    with tf.Session() as sess:
+        assert sess.run(z) == 42.0
+
+
+def test_timeout_cancels_blocked_step():
+    y = apply_op(TestAsyncNever, x=tf.constant(1.0))
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.DeadlineExceededError):
+            sess.run(y, options=tf.RunOptions(timeout_in_ms=100))
+
+
+def test_close_cancels_blocked_step():
+    y = apply_op(TestAsyncNever, x=tf.constant(1.0))
+    sess = tf.Session()
+    caught = []
+
+    def run():
+        try:
+            sess.run(y)
+        except tf.errors.CancelledError as err:
+            caught.append(err)
+
+    t = threading.Thread(target=run)
+    t.start()
+    time.sleep(0.1)
+    sess.close()
+    t.join(5)
+    assert not t.is_alive() and len(caught) == 1
+
+
+def test_kernel_error_in_dataflow_path_is_raised():
+    x = tf.placeholder(tf.float32, [None])
+    y = apply_op(TestAsyncLater, x=x)
+    z = tf.reshape(y, [3])
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(z, {x: [1, 2, 3]}), [2, 4, 6])
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            sess.run(z, {x: [1, 2]})
