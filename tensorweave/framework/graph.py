@@ -381,6 +381,9 @@ class Graph:
             if colocate is not None:
                 attrs = dict(attrs)
                 attrs["_class"] = colocate.colocation_groups()
+            if self._gradient_override_map and op_def.name in self._gradient_override_map:
+                attrs = dict(attrs)
+                attrs["_gradient_op_type"] = self._gradient_override_map[op_def.name]
             if self._container and "container" in op_def.attrs and not attrs.get("container"):
                 attrs["container"] = self._container
             op = Operation(self, name, op_def, inputs, attrs, output_dtypes, controls, len(self._nodes))

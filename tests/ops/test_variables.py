@@ -10,7 +10,7 @@ def test_variable_nodes_and_names():
     assert v.op.type == "VariableV2"
     assert v.initializer.name == "weights/Assign"
     assert v.value().name == "weights/read:0"
-    assert v.dtype == tf.float32_ref if hasattr(tf, "float32_ref") else v.dtype.base_dtype == tf.float32
+    assert v.dtype.base_dtype == tf.float32 and v.dtype.is_ref_dtype
     assert v.shape.as_list() == [2]
     assert v in tf.global_variables() and v in tf.trainable_variables()
     frozen = tf.Variable(1, trainable=False)

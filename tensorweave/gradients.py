@@ -1,0 +1,233 @@
+"""`tf.gradients`: the backward pass as graph extension (white paper 4.1; OSDI 4.1).
+
+From the ops between `xs` and `ys`, walked in reverse topological order, each op's registered
+gradient function receives the op and the gradients of its outputs and returns the gradients
+of its inputs as new graph nodes. A tensor consumed several times gets the sum of its partial
+gradients (AddN, or IndexedSlices concatenation for sparse ones). Broadcasting is undone here,
+once, for every op whose definition says it broadcasts: the gradient is summed down to the
+input's shape.
+"""
+from __future__ import annotations
+
+import collections
+import contextlib
+import heapq
+from typing import Any, Callable, Optional, Sequence
+
+from tensorweave.framework.graph import Operation, Tensor
+from tensorweave.framework.indexed_slices import IndexedSlices
+from tensorweave.framework.op_def import NOT_DIFFERENTIABLE
+from tensorweave.framework.tensor_conversion import convert_to_tensor
+
+__all__ = ["gradients", "RegisterGradient", "NoGradient", "NotDifferentiable", "AggregationMethod",
+           "hessians"]
+
+_CUSTOM_GRADIENTS: dict[str, Any] = {}
+
+
+class RegisterGradient:
+    """Decorator registering a gradient function under a name, for `gradient_override_map`
+    (or for an op type that has no gradient yet)."""
+
+    def __init__(self, op_type: str) -> None:
+        if not isinstance(op_type, str):
+            raise TypeError("op_type must be a string")
+        self._op_type = op_type
+
+    def __call__(self, fn: Callable) -> Callable:
+        if self._op_type in _CUSTOM_GRADIENTS:
+            raise KeyError(f"Registering two gradient with name '{self._op_type}'!")
+        _CUSTOM_GRADIENTS[self._op_type] = fn
+        return fn
+
+
+def NotDifferentiable(op_type: str) -> None:  # noqa: N802  (TF's name)
+    """Marks `op_type` as having no gradient (its inputs get None)."""
+    _CUSTOM_GRADIENTS[op_type] = NOT_DIFFERENTIABLE
+
+
+NoGradient = NotDifferentiable
+
+
+class AggregationMethod:
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
+def gradient_function(op: Operation) -> Any:
+    """The gradient function for `op`: an override from gradient_override_map, a function
+    registered with RegisterGradient, or the op definition's own."""
+    override = op._attrs.get("_gradient_op_type")
+    if override is not None:
+        if override not in _CUSTOM_GRADIENTS:
+            raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {override})")
+        return _CUSTOM_GRADIENTS[override]
+    fn = _CUSTOM_GRADIENTS.get(op.type)
+    if fn is not None:
+        return fn
+    return op.op_def.gradient_fn
+
+
+def _as_list(x: Any) -> list[Any]:
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _as_tensor(x: Any, as_ref: bool = False) -> Tensor:
+    if isinstance(x, (Tensor, IndexedSlices)):
+        return x  # type: ignore[return-value]
+    return convert_to_tensor(x, as_ref=as_ref)
+
+
+def _between_ops(ys: Sequence[Tensor], xs: Sequence[Tensor], stop: set[Operation]) -> tuple[set, dict]:
+    """Ops on some path from an x to a y, and how many of their outputs' consumers are on one."""
+    reached: set[Operation] = set()
+    stack = [x.op for x in xs]
+    while stack:
+        op = stack.pop()
+        if op in reached:
+            continue
+        reached.add(op)
+        for out in op._outputs:
+            stack.extend(c for c in out._consumers if c not in reached)
+    between: set[Operation] = set()
+    stack = [y.op for y in ys]
+    seen: set[Operation] = set()
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        if op in reached:
+            between.add(op)
+            if op not in stop:
+                stack.extend(t.op for t in op.inputs)
+    pending: dict[Operation, int] = collections.defaultdict(int)
+    for op in between:
+        if op in stop:
+            continue
+        for t in op.inputs:
+            if t.op in between:
+                pending[t.op] += 1
+    return between, pending
+
+
+def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
+              colocate_gradients_with_ops: bool = False, gate_gradients: bool = False,
+              aggregation_method: Any = None, stop_gradients: Any = None) -> list[Any]:
+    """Symbolic partial derivatives of sum(ys) with respect to each x in xs."""
+    ys = [_as_tensor(y) for y in _as_list(ys)]
+    xs = [_as_tensor(x, as_ref=True) for x in _as_list(xs)]
+    grad_ys = [None] * len(ys) if grad_ys is None else _as_list(grad_ys)
+    if len(grad_ys) != len(ys):
+        raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
+    stop_ops = {_as_tensor(s).op for s in _as_list(stop_gradients)} if stop_gradients is not None else set()
+    graph = ys[0].graph
+    from tensorweave.ops import array_ops, math_ops
+    with graph.as_default(), graph.name_scope(name):
+        grads: dict[Tensor, list[Any]] = collections.defaultdict(list)
+        for y, gy in zip(ys, grad_ys):
+            if gy is None:
+                with graph.name_scope("grad_ys_0" if len(ys) == 1 else None):
+                    gy = array_ops.ones_like(y)
+            grads[y].append(_as_tensor(gy) if not isinstance(gy, IndexedSlices) else gy)
+        between, pending = _between_ops(ys, xs, stop_ops)
+        # Reverse creation order is a reverse topological order of the forward graph.
+        ready = [(-op._id, op._id, op) for op in between if pending[op] == 0]
+        heapq.heapify(ready)
+        while ready:
+            op = heapq.heappop(ready)[2]
+            with graph.name_scope(op.name + "_grad"):
+                out_grads = [_aggregate(grads.get(t, []), t, math_ops) for t in op._outputs]
+                for t, g in zip(op._outputs, out_grads):
+                    if g is not None:
+                        grads[t] = [g]
+                if op in stop_ops:
+                    continue
+                _backprop_op(op, out_grads, grads, array_ops, colocate_gradients_with_ops)
+            for t in op.inputs:
+                if t.op in between:
+                    pending[t.op] -= 1
+                    if pending[t.op] == 0:
+                        heapq.heappush(ready, (-t.op._id, t.op._id, t.op))
+        results = []
+        for x in xs:
+            g = _aggregate(grads.get(x, []), x, math_ops)
+            results.append(g)
+        return results
+
+
+def _backprop_op(op: Operation, out_grads: list[Any], grads: dict, array_ops: Any, colocate: bool) -> None:
+    if all(g is None for g in out_grads) or not op.inputs:
+        return
+    fn = gradient_function(op)
+    if fn is NOT_DIFFERENTIABLE:
+        return
+    if fn is None:
+        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type})")
+    filled = []
+    for t, g in zip(op._outputs, out_grads):
+        if g is None and len(op._outputs) > 1 and t.dtype.base_dtype.is_floating:
+            g = array_ops.zeros_like(t)
+        filled.append(g)
+    ctx = op.graph.colocate_with(op) if colocate else contextlib.nullcontext()
+    with ctx:
+        in_grads = _as_list(fn(op, *filled))
+        if len(in_grads) != len(op.inputs):
+            raise ValueError(f"Num gradients {len(in_grads)} generated for op {op.name} ({op.type}) do "
+                             f"not match num inputs {len(op.inputs)}")
+        broadcasts = op.op_def.registrations.get("broadcasts", False)
+        for t, g in zip(op.inputs, in_grads):
+            if g is None or not (t.dtype.base_dtype.is_floating or t.dtype.base_dtype.is_complex):
+                continue  # integer and boolean tensors carry no gradient
+            if broadcasts and not isinstance(g, IndexedSlices):
+                g = unbroadcast(g, t)
+            grads[t].append(g)
+
+
+def unbroadcast(grad: Tensor, x: Tensor) -> Tensor:
+    """Sums `grad` down to the shape of `x` (undoing NumPy broadcasting in the forward op)."""
+    from tensorweave.ops import array_ops, math_ops
+    gs, xs = grad.shape, x.shape
+    if gs.is_fully_defined() and xs.is_fully_defined():
+        g_dims, x_dims = gs.as_list(), xs.as_list()
+        if g_dims == x_dims:
+            return grad
+        lead = len(g_dims) - len(x_dims)
+        axes = list(range(lead)) + [lead + i for i, d in enumerate(x_dims) if d == 1 and g_dims[lead + i] != 1]
+        summed = math_ops.reduce_sum(grad, axes) if axes else grad
+        return array_ops.reshape(summed, x_dims)
+    shape_x = array_ops.shape(x)
+    r0, _ = math_ops.broadcast_gradient_args(shape_x, array_ops.shape(grad))
+    return array_ops.reshape(math_ops.reduce_sum(grad, r0), shape_x)
+
+
+def _aggregate(parts: list[Any], t: Tensor, math_ops: Any) -> Any:
+    parts = [p for p in parts if p is not None]
+    if not parts:
+        return None
+    if len(parts) == 1:
+        return parts[0]
+    if all(isinstance(p, IndexedSlices) for p in parts):
+        from tensorweave.ops import array_ops
+        return IndexedSlices(array_ops.concat([p.values for p in parts], 0),
+                             array_ops.concat([p.indices for p in parts], 0), parts[0].dense_shape)
+    dense = [convert_to_tensor(p) if isinstance(p, IndexedSlices) else p for p in parts]
+    return math_ops.add_n(dense)
+
+
+def hessians(ys: Any, xs: Any, name: str = "hessians", **kwargs: Any) -> list[Tensor]:
+    """Second derivatives of sum(ys) with respect to each x (flattened Jacobian of the gradient)."""
+    from tensorweave.ops import array_ops
+    results = []
+    for x in _as_list(xs):
+        g = gradients(ys, x, **kwargs)[0]
+        flat = array_ops.reshape(g, [-1])
+        n = flat.shape[0].value
+        if n is None:
+            raise ValueError("hessians needs a statically known number of elements")
+        rows = [gradients(flat[i], x)[0] for i in range(n)]
+        results.append(array_ops.reshape(array_ops.stack(rows), x.shape.as_list() + x.shape.as_list()))
+    return results
+
