@@ -63,15 +63,16 @@ def _check_shape_value(value: Any) -> tuple[int, ...]:
 
 
 def _shape_reader(ctx: Any, index: int = 0) -> Callable[[Any], tuple[int, ...]]:
-    """shape value -> validated tuple; a constant shape input is validated once, here."""
+    """shape value -> validated tuple. A Const shape input is validated once, here: its kernel
+    hands over this very array each run, so anything else (a feed) is checked when it comes."""
     static = tensor_util.constant_value(ctx.op.inputs[index])
-    if static is not None:
-        try:
-            dims = _check_shape_value(static)
-        except errors.InvalidArgumentError:
-            return _check_shape_value  # report the error when the node runs, as TF does
-        return lambda _value: dims
-    return _check_shape_value
+    if static is None:
+        return _check_shape_value
+    try:
+        dims = _check_shape_value(static)
+    except errors.InvalidArgumentError:
+        return _check_shape_value  # report the error when the node runs, as TF does
+    return lambda value: dims if value is static else _check_shape_value(value)
 
 
 def _random_op(name: str) -> Any:
@@ -205,7 +206,8 @@ def _multinomial_kernel(ctx: Any) -> Callable[..., Any]:
         # Inverse-CDF sampling for all rows in one searchsorted: row i's CDF and its uniforms are
         # shifted by i, so the concatenated CDFs stay sorted and each u lands in its own row.
         offsets = np.arange(batch, dtype=np.float64)[:, None]
-        u = rng.random((batch, n)) + offsets
+        # Clamped below i + 1: rounding u + i up to i + 1 would step into the next row.
+        u = np.minimum(rng.random((batch, n)) + offsets, np.nextafter(offsets + 1.0, 0.0))
         idx = np.searchsorted((cdf + offsets).reshape(-1), u.reshape(-1), side="right").reshape(batch, n)
         idx -= np.arange(batch)[:, None] * classes
         return asarray(np.clip(idx, 0, classes - 1).astype(out_dtype))
@@ -234,17 +236,14 @@ def _random_shuffle_kernel(ctx: Any) -> Callable[..., Any]:
 # -- TF1 wrappers --------------------------------------------------------------------------------
 def _shape_tensor(shape: Any) -> Any:
     """TF's tensor_util.shape_tensor: a shape given as list/tuple/TensorShape/tensor -> int tensor."""
-    dtype = None
     if isinstance(shape, TensorShape):
         if not shape.is_fully_defined():
             raise ValueError(f"Cannot convert a partially known TensorShape {shape} to a Tensor.")
         shape = shape.as_list()
     if isinstance(shape, (tuple, list)):
-        if not shape:
-            dtype = _dtypes.int32
-        else:
-            shape = [dimension_value(d) for d in shape]
-    return convert_to_tensor(shape, dtype=dtype, name="shape")
+        # An empty list would convert as float32; TF makes it an int32 shape.
+        shape = [dimension_value(d) for d in shape] if shape else np.zeros([0], np.int32)
+    return convert_to_tensor(shape, name="shape")
 
 
 def _float_dtype(dtype: Any, allow_int: bool = False) -> _dtypes.DType:

@@ -171,3 +171,91 @@ def is_variable_initialized(variable: Any) -> Any:
     """A scalar bool tensor: whether `variable` has been initialized."""
     ref = _ref_of(variable)
     return apply_op(IsVariableInitialized, ref=ref, dtype=ref.dtype.base_dtype)
+
+
+# -- sparse updates: only the indexed rows change, in place ---------------------------------------
+def _scatter_shape(op: Any) -> list[TensorShape]:
+    ref, indices, updates = (t.shape for t in op.inputs)
+    if ref.ndims is not None and indices.ndims is not None:
+        expected = indices.concatenate(ref[1:])
+        if not updates.is_compatible_with(expected):
+            raise ValueError(f"Shapes of updates {updates} and indices {indices} are incompatible with "
+                             f"ref {ref} for '{op.name}'")
+    return [ref]
+
+
+def _make_scatter(name: str, combine: Optional[str]) -> Any:
+    op_def = define_op(name, inputs=["ref: Ref(T)", "indices: Tindices", "updates: T"],
+                       outputs=["output_ref: Ref(T)"],
+                       attrs=["T: type", "Tindices: {int32, int64}", "use_locking: bool = true"],
+                       shape_fn=_scatter_shape, is_stateful=True)
+    op_def.not_differentiable()
+
+    @op_def.kernel()
+    def build(ctx: Any) -> Any:
+        locking, node = ctx.attr("use_locking"), ctx.op
+        ufunc = None if combine is None else getattr(np, combine)
+
+        def scatter(cell: VariableCell, indices: Any, updates: Any) -> VariableCell:
+            lock = cell.lock if locking else None
+            if lock is not None:
+                lock.acquire()
+            try:
+                var = cell.read(node)
+                bad = (indices < 0) | (indices >= var.shape[0])
+                if np.any(bad):
+                    i = int(np.argmax(bad.reshape(-1)))
+                    raise errors.InvalidArgumentError(
+                        None, node, f"indices[{i}] = {np.reshape(indices, -1)[i]} is not in [0, {var.shape[0]})")
+                expected = np.shape(indices) + var.shape[1:]
+                if np.shape(updates) != expected:
+                    updates = np.broadcast_to(updates, expected)
+                if ufunc is None:
+                    var[indices] = updates       # duplicates: the last one wins
+                else:
+                    ufunc.at(var, indices, updates)  # duplicates accumulate
+            finally:
+                if lock is not None:
+                    lock.release()
+            return cell
+
+        return scatter
+
+    return op_def
+
+
+ScatterUpdate = _make_scatter("ScatterUpdate", None)
+ScatterAdd = _make_scatter("ScatterAdd", "add")
+ScatterSub = _make_scatter("ScatterSub", "subtract")
+ScatterMul = _make_scatter("ScatterMul", "multiply")
+ScatterDiv = _make_scatter("ScatterDiv", "divide")
+__all__ += ["scatter_update", "scatter_add", "scatter_sub", "scatter_mul", "scatter_div"]
+
+
+def _scatter(op_def: Any, ref: Any, indices: Any, updates: Any, use_locking: Optional[bool],
+             name: Optional[str]) -> Any:
+    return apply_op(op_def, name=name, ref=_ref_of(ref), indices=indices, updates=updates,
+                    use_locking=use_locking)
+
+
+def scatter_update(ref: Any, indices: Any, updates: Any, use_locking: bool = True, name: Optional[str] = None) -> Any:
+    """ref[indices, ...] = updates; returns ref after the update."""
+    return _scatter(ScatterUpdate, ref, indices, updates, use_locking, name)
+
+
+def scatter_add(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: Optional[str] = None) -> Any:
+    """ref[indices, ...] += updates (duplicate indices add up)."""
+    return _scatter(ScatterAdd, ref, indices, updates, use_locking, name)
+
+
+def scatter_sub(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: Optional[str] = None) -> Any:
+    """ref[indices, ...] -= updates (duplicate indices add up)."""
+    return _scatter(ScatterSub, ref, indices, updates, use_locking, name)
+
+
+def scatter_mul(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: Optional[str] = None) -> Any:
+    return _scatter(ScatterMul, ref, indices, updates, use_locking, name)
+
+
+def scatter_div(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: Optional[str] = None) -> Any:
+    return _scatter(ScatterDiv, ref, indices, updates, use_locking, name)

@@ -169,6 +169,18 @@ class Variable:
         result = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
         return result if read_value else result.op
 
+    def scatter_sub(self, sparse_delta: Any, use_locking: bool = False, name: Optional[str] = None) -> Any:
+        return state_ops.scatter_sub(self._variable, sparse_delta.indices, sparse_delta.values,
+                                     use_locking=use_locking, name=name)
+
+    def scatter_add(self, sparse_delta: Any, use_locking: bool = False, name: Optional[str] = None) -> Any:
+        return state_ops.scatter_add(self._variable, sparse_delta.indices, sparse_delta.values,
+                                     use_locking=use_locking, name=name)
+
+    def scatter_update(self, sparse_delta: Any, use_locking: bool = False, name: Optional[str] = None) -> Any:
+        return state_ops.scatter_update(self._variable, sparse_delta.indices, sparse_delta.values,
+                                        use_locking=use_locking, name=name)
+
     def set_shape(self, shape: Any) -> None:
         self._variable.set_shape(shape)
         self._snapshot.set_shape(shape)

@@ -1,0 +1,1 @@
+"""Training: optimizers, learning-rate schedules, global step (and later Saver, queue runners)."""
