@@ -33,3 +33,10 @@ from tensorweave.ops.script_ops import *  # noqa: F401,F403
 from tensorweave.runtime.config import (  # noqa: F401
     ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions)
 from tensorweave.runtime.session import InteractiveSession, Session  # noqa: F401
+
+from tensorweave.framework.indexed_slices import IndexedSlices, IndexedSlicesValue  # noqa: F401
+from tensorweave.gradients import (  # noqa: F401
+    AggregationMethod, NoGradient, NotDifferentiable, RegisterGradient, gradients, hessians)
+from tensorweave.ops.clip_ops import *  # noqa: F401,F403
+from tensorweave import train  # noqa: F401,E402
+from tensorweave import test  # noqa: F401,E402

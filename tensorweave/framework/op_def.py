@@ -32,6 +32,7 @@ from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework.tensor_shape import TensorShape, as_shape
 
 _NO_DEFAULT = object()
+_TYPE_ALIASES = {"float": "float32", "double": "float64", "half": "float16"}  # REGISTER_OP spellings
 
 _TYPE_GROUPS: dict[str, tuple[_dtypes.DType, ...]] = {
     "numbertype": _dtypes.NUMBERS,
@@ -229,6 +230,7 @@ def _parse_arg(spec: str, attrs: dict[str, AttrDef]) -> ArgDef:
         raise ValueError(f"Bad op argument spec {spec!r}")
     name, number_attr, _, ref_type, plain_type = m.groups()
     type_name = ref_type or plain_type
+    type_name = _TYPE_ALIASES.get(type_name, type_name)
     kwargs: dict[str, Any] = {"name": name, "number_attr": number_attr, "is_ref": ref_type is not None}
     attr = attrs.get(type_name)
     if attr is not None and attr.kind == "type":

@@ -207,11 +207,18 @@ def _batch_matmul_kernel(ctx: Any) -> Callable[..., Any]:
 
 
 def _conj(x: Any) -> Any:
-    """math_ops.conj for complex tensors; real tensors are their own conjugate (no op)."""
+    """Complex conjugate (math_ops.conj); real tensors are their own conjugate, with no op."""
     if not x.dtype.base_dtype.is_complex:
         return x
-    from tensorweave.ops import math_ops  # lazily: math_ops imports are heavier and optional here
-    return math_ops.conj(x)
+    # Imported on use, as in trace() below: importing sibling ops modules at load time risks cycles.
+    from tensorweave.ops import array_ops, math_ops
+    conj = getattr(math_ops, "conj", None)
+    if conj is not None:
+        return conj(x)
+    # Without a Conj op, a conjugate transpose by the identity permutation is the conjugate.
+    rank = x.shape.ndims
+    perm = list(range(rank)) if rank is not None else array_ops.range(array_ops.rank(x))
+    return array_ops.transpose(x, perm=perm, conjugate=True)
 
 
 def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False, adjoint_a: bool = False,
@@ -331,7 +338,8 @@ def _cholesky_kernel(ctx: Any) -> Callable[..., Any]:
         try:  # like TF, only the lower triangle of the input is read
             return chol(x.astype(work, copy=False)).astype(out, copy=False)
         except np.linalg.LinAlgError:
-            raise _invalid("Cholesky decomposition was not successful. The input might not be valid.") from None
+            raise _invalid("Cholesky decomposition was not successful. "
+                           "The input might not be valid.") from None
 
     return compute
 
@@ -534,7 +542,7 @@ def matrix_diag_part(input: Any, name: Optional[str] = None) -> Any:  # noqa: A0
 
 def trace(x: Any, name: Optional[str] = None) -> Any:
     """Sum of the main diagonal of each matrix: reduce_sum(matrix_diag_part(x), [-1])."""
-    from tensorweave.ops import math_ops  # lazily: math_ops is a sibling module written separately
+    from tensorweave.ops import math_ops  # on use: avoids an import cycle between ops modules
     with _graph.name_scope(name, "Trace", [x]) as scope:
         x = convert_to_tensor(x, name="x")
         return math_ops.reduce_sum(matrix_diag_part(x), [-1], name=scope)
@@ -542,18 +550,18 @@ def trace(x: Any, name: Optional[str] = None) -> Any:
 
 def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = False) -> Any:
     """Swaps the last two dimensions (TF1's tf.matrix_transpose), via Transpose with a perm."""
-    from tensorweave.ops import array_ops  # lazily: array_ops is a sibling module written separately
+    from tensorweave.ops import array_ops  # on use: avoids an import cycle between ops modules
     with _graph.name_scope(name, None, [a]):
         a = convert_to_tensor(a, name="a")
         ndims = a.shape.ndims
         if ndims is not None:
             if ndims < 2:
-                raise ValueError(f"Argument 'a' should be a (batch) matrix, with rank >= 2.  Found: {a.shape}")
+                raise ValueError(f"Argument 'a' should be a (batch) matrix, with rank >= 2.  "
+                                 f"Found: {a.shape}")
             perm: Any = list(range(ndims - 2)) + [ndims - 1, ndims - 2]
-        else:
-            from tensorweave.ops import math_ops
+        else:  # the perm is computed in the graph: range(rank - 2) + [rank - 1, rank - 2]
             rank = array_ops.rank(a)
-            perm = array_ops.concat((math_ops.range(0, rank - 2, 1), [rank - 1, rank - 2]), 0)
+            perm = array_ops.concat((array_ops.range(0, rank - 2, 1), [rank - 1, rank - 2]), 0)
         if conjugate and a.dtype.base_dtype.is_complex:
             return array_ops.transpose(a, perm=perm, conjugate=True)
         return array_ops.transpose(a, perm=perm)

@@ -21,13 +21,19 @@ __all__ = ["assign", "assign_add", "assign_sub", "is_variable_initialized"]
 class VariableCell:
     """A variable's state: the current array (None until initialized) and its lock."""
 
-    __slots__ = ("value", "lock", "name", "shape")
+    __slots__ = ("value", "lock", "name", "shape", "dropped")
 
     def __init__(self, name: str, shape: TensorShape) -> None:
         self.value: Optional[Any] = None
         self.lock = threading.Lock()
         self.name = name
         self.shape = shape
+        self.dropped = False
+
+    def close_resource(self) -> None:
+        """Called when its container is reset: kernels holding it look it up again."""
+        self.dropped = True
+        self.value = None
 
     def read(self, op: Any = None) -> Any:
         value = self.value
@@ -46,10 +52,18 @@ VariableV2 = define_op("VariableV2", outputs=["ref: Ref(dtype)"],
 
 @VariableV2.kernel()
 def _variable_kernel(ctx: Any) -> Any:
-    name = ctx.attr("shared_name") or ctx.node_name
-    cell = ctx.resource_mgr.lookup_or_create(ctx.attr("container"), name,
-                                             lambda: VariableCell(ctx.node_name, ctx.attr("shape")))
-    return lambda: cell
+    name, container, node, shape = ctx.attr("shared_name") or ctx.node_name, ctx.attr("container"), \
+        ctx.node_name, ctx.attr("shape")
+    rm = ctx.resource_mgr
+    held = [rm.lookup_or_create(container, name, lambda: VariableCell(node, shape))]
+
+    def variable() -> VariableCell:
+        cell = held[0]
+        if cell.dropped:  # its container was reset: a fresh, uninitialized variable
+            cell = held[0] = rm.lookup_or_create(container, name, lambda: VariableCell(node, shape))
+        return cell
+
+    return variable
 
 
 VariableV2.not_differentiable()

@@ -252,6 +252,10 @@ def test_static_shapes_from_shape_input():
     assert_static_shape_matches(partial, value)
     unknown = tf.truncated_normal(tf.placeholder(tf.int32))
     assert unknown.shape.ndims is None
+    # A constant shape is checked once when the kernel is built; feeding it still works.
+    const = tf.constant([2, 3])
+    out = raw(random_ops.RandomUniform, shape=const, dtype=tf.float64)
+    assert run(out).shape == (2, 3) and run(out, {const: [4, 1]}).shape == (4, 1)
 
 
 def test_shape_input_errors():

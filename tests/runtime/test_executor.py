@@ -106,7 +106,8 @@ def build_counting_loop(limit, counter=None, parallel_iterations=10):
     pred = cf.loop_cond(tf.less(merged, limit_in))
     exit_false, body_in = cf.switch(merged, pred)
     result = cf.exit(exit_false)
-    body = tf.identity(body_in) + 1
+    one = cf.enter(tf.constant(1), "loop", is_constant=True, parallel_iterations=parallel_iterations)
+    body = tf.identity(body_in) + one
     if counter is not None:
         ref = apply_op(cf.RefEnter, data=counter._ref(), frame_name="loop", is_constant=True,
                           parallel_iterations=parallel_iterations)
@@ -144,12 +145,12 @@ def test_loop_with_parallel_iterations_one():
 # -- parallelism and asynchronous kernels -------------------------------------------------------------
 def test_independent_expensive_kernels_run_concurrently():
     INTERVALS.clear()
-    x = tf.constant([1.0])
+    x = tf.placeholder(tf.float32)  # unknown size: the cost model must assume expensive
     a = apply_op(TestSleep, x=x)
     b = apply_op(TestSleep, x=x)
     with tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=2)) as sess:
         start = time.perf_counter()
-        sess.run([a, b])
+        sess.run([a, b], {x: [1.0]})
         elapsed = time.perf_counter() - start
     (s1, e1, t1), (s2, e2, t2) = INTERVALS
     assert s1 < e2 and s2 < e1, "the two kernels did not overlap"
