@@ -267,7 +267,7 @@ def _parse_attr(spec: str) -> AttrDef:
             kind = "type"
             expanded: list[_dtypes.DType] = []
             for s in members:
-                expanded.extend(_TYPE_GROUPS.get(s, (_dtypes.as_dtype(s),)))
+                expanded.extend(_TYPE_GROUPS[s] if s in _TYPE_GROUPS else (_dtypes.as_dtype(s),))
             allowed = tuple(expanded)
     elif kind in _TYPE_GROUPS:
         kind, allowed = "type", _TYPE_GROUPS[kind]

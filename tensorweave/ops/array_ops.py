@@ -68,7 +68,12 @@ def const_int(tensor: Tensor) -> Optional[int]:
 
 
 def host_ints(value: Any) -> list[int]:
-    """A small integer array (shape, axis, perm ...) as a Python list."""
+    """A small integer array (shape, axis, perm ...) as a Python list.
+
+    Kernels read such inputs on every call rather than folding graph-time constants into the
+    kernel, because any tensor (a Const included) may be fed a different value."""
+    if type(value) is np.ndarray and value.ndim == 1:
+        return value.tolist()
     return np.asarray(value).reshape(-1).tolist()
 
 
@@ -292,24 +297,18 @@ def _reshape_error(num: int, dims: list[int]) -> errors.InvalidArgumentError:
 @Reshape.kernel()
 def _reshape_kernel(ctx: Any) -> Any:
     xp = ctx.xp
-    fixed = const_ints(ctx.op.inputs[1])
-
-    def reshape_fixed(x: Any, shape: Any) -> Any:
-        try:
-            return xp.reshape(x, fixed)
-        except ValueError:
-            raise _reshape_error(int(np.size(x)), fixed) from None
 
     def compute(x: Any, shape: Any) -> Any:
-        if np.ndim(shape) > 1:
-            raise invalid(f"shape must be a vector of {{int32,int64}}, got shape {list(np.shape(shape))}")
         dims = host_ints(shape)
         try:
-            return xp.reshape(x, dims)
+            return x.reshape(dims)
         except ValueError:
+            if np.ndim(shape) > 1:
+                raise invalid(f"shape must be a vector of {{int32,int64}}, got shape "
+                              f"{list(np.shape(shape))}") from None
             raise _reshape_error(int(np.size(x)), dims) from None
 
-    return reshape_fixed if fixed is not None else compute
+    return compute
 
 
 def _reshape_constant(t: Tensor) -> Optional[np.ndarray]:
@@ -372,13 +371,12 @@ def _checked_perm(perm: list[int], ndim: int) -> list[int]:
 def _make_transpose_kernel(conjugate: bool) -> Any:
     def build(ctx: Any) -> Any:
         xp = ctx.xp
-        fixed = const_ints(ctx.op.inputs[1])
         conj = conjugate and ctx.input_dtypes[0].is_complex
 
         def compute(x: Any, perm: Any) -> Any:
-            p = fixed if fixed is not None else host_ints(perm)
+            p = host_ints(perm)
             try:
-                y = xp.transpose(x, p)
+                y = x.transpose(p)
             except ValueError:  # NumPy rejects bad perms too; report TF's message
                 _checked_perm(p, np.ndim(x))
                 raise
@@ -432,15 +430,15 @@ ExpandDims = define_op("ExpandDims", inputs=["input: T", "dim: Tdim"], outputs=[
 
 @ExpandDims.kernel()
 def _expand_dims_kernel(ctx: Any) -> Any:
-    xp = ctx.xp
-    fixed = const_int(ctx.op.inputs[1])
-
     def compute(x: Any, dim: Any) -> Any:
-        d = fixed if fixed is not None else int(np.reshape(dim, -1)[0])
-        n = np.ndim(x)
+        d = int(dim) if dim.ndim == 0 else host_ints(dim)[0]
+        s = x.shape
+        n = len(s)
         if not -n - 1 <= d <= n:
             raise invalid(f"Tried to expand dim index {d} for tensor with {n} dimensions.")
-        return xp.expand_dims(x, d)
+        if d < 0:
+            d += n + 1
+        return x.reshape(s[:d] + (1,) + s[d:])  # a view, cheaper than np.expand_dims
 
     return compute
 
@@ -485,20 +483,23 @@ Squeeze = define_op("Squeeze", inputs=["input: T"], outputs=["output: T"],
 
 @Squeeze.kernel()
 def _squeeze_kernel(ctx: Any) -> Any:
-    xp = ctx.xp
     axes = tuple(ctx.attr("squeeze_dims"))
 
     def compute(x: Any) -> Any:
         if not axes:
-            return xp.squeeze(x)
-        shape_ = np.shape(x)
-        n = len(shape_)
-        for a in axes:
-            if not -n <= a < n:
-                raise invalid(f"Tried to squeeze dim index {a} for tensor with {n} dimensions.")
-            if shape_[a] != 1:
-                raise invalid(f"Can not squeeze dim[{a % n}], expected a dimension of 1, got {shape_[a]}")
-        return xp.squeeze(x, axis=axes)
+            return x.squeeze()
+        try:
+            return x.squeeze(axis=axes)
+        except ValueError:  # report which dim, as TF does
+            shape_ = x.shape
+            n = len(shape_)
+            for a in axes:
+                if not -n <= a < n:
+                    raise invalid(f"Tried to squeeze dim index {a} for tensor with {n} dimensions.") from None
+                if shape_[a] != 1:
+                    raise invalid(f"Can not squeeze dim[{a % n}], expected a dimension of 1, got "
+                                  f"{shape_[a]}") from None
+            raise
 
     return compute
 

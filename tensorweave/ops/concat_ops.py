@@ -93,14 +93,11 @@ def _concat_error(values: Sequence[Any], axis: int) -> errors.InvalidArgumentErr
 @ConcatV2.kernel()
 def _concat_kernel(ctx: Any) -> Any:
     xp = ctx.xp
-    fixed = const_int(ctx.op.inputs[-1])
 
     def compute(*inputs: Any) -> Any:
         values = inputs[:-1]
-        axis = fixed if fixed is not None else int(inputs[-1])
+        axis = int(inputs[-1])
         try:
-            if np.ndim(values[0]) == 0:
-                raise ValueError
             return xp.concatenate(values, axis=axis)
         except (ValueError, IndexError):
             raise _concat_error(values, axis) from None
@@ -205,36 +202,44 @@ SplitV = define_op("SplitV", inputs=["value: T", "size_splits: Tlen", "split_dim
                    shape_fn=_split_v_shape, forwards_input=True)
 
 
+def _split_axis(shape_: tuple, axis: Any) -> int:
+    a, n = int(axis), len(shape_)
+    if not -n <= a < n:
+        raise invalid(f"-input rank(-{n}) <= split_dim < input rank ({n}), but got {a}")
+    return a + n if a < 0 else a
+
+
+def _pieces(value: Any, axis: int, sizes: Sequence[int]) -> tuple:
+    """Views of consecutive `sizes`-long pieces along `axis` (cheaper than np.split)."""
+    lead = (slice(None),) * axis
+    out, start = [], 0
+    for s in sizes:
+        out.append(value[lead + (slice(start, start + s),)])
+        start += s
+    return tuple(out)
+
+
 @Split.kernel()
 def _split_kernel(ctx: Any) -> Any:
-    xp, num = ctx.xp, ctx.attr("num_split")
+    num = ctx.attr("num_split")
 
     def compute(axis: Any, value: Any) -> Any:
-        shape_ = np.shape(value)
-        a = int(axis)
-        if not -len(shape_) <= a < len(shape_):
-            raise invalid(f"-input rank(-{len(shape_)}) <= split_dim < input rank ({len(shape_)}), "
-                          f"but got {a}")
+        shape_ = value.shape
+        a = _split_axis(shape_, axis)
         if shape_[a] % num:
             raise invalid(f"Number of ways to split should evenly divide the split dimension, but got "
-                          f"split_dim {a % len(shape_)} (size = {shape_[a]}) and num_split {num}")
-        return tuple(xp.split(value, num, axis=a))
+                          f"split_dim {a} (size = {shape_[a]}) and num_split {num}")
+        return _pieces(value, a, [shape_[a] // num] * num)
 
     return compute
 
 
 @SplitV.kernel()
 def _split_v_kernel(ctx: Any) -> Any:
-    xp = ctx.xp
-
     def compute(value: Any, sizes: Any, axis: Any) -> Any:
-        shape_ = np.shape(value)
-        a = int(axis)
-        if not -len(shape_) <= a < len(shape_):
-            raise invalid(f"-input rank(-{len(shape_)}) <= split_dim < input rank ({len(shape_)}), "
-                          f"but got {a}")
-        resolved = _resolve_split_sizes(host_ints(sizes), shape_[a], invalid)
-        return tuple(xp.split(value, np.cumsum(resolved[:-1]).tolist(), axis=a))
+        shape_ = value.shape
+        a = _split_axis(shape_, axis)
+        return _pieces(value, a, _resolve_split_sizes(host_ints(sizes), shape_[a], invalid))
 
     return compute
 
@@ -292,8 +297,12 @@ def _pack_kernel(ctx: Any) -> Any:
     xp, axis = ctx.xp, ctx.attr("axis")
 
     def compute(*values: Any) -> Any:
-        try:
-            return xp.stack(values, axis=axis)
+        try:  # insert the new axis by reshaping (views), then one concatenate: cheaper than np.stack
+            if axis == 0:
+                return xp.concatenate([v[None] for v in values])
+            ins = axis + values[0].ndim + 1 if axis < 0 else axis
+            expanded = [v.reshape(v.shape[:ins] + (1,) + v.shape[ins:]) for v in values]
+            return xp.concatenate(expanded, axis=ins)
         except ValueError:
             first = np.shape(values[0])
             for i, v in enumerate(values):
@@ -357,18 +366,20 @@ Unpack = define_op("Unpack", inputs=["value: T"], outputs=["output: num * T"],
 
 @Unpack.kernel()
 def _unpack_kernel(ctx: Any) -> Any:
-    xp, num, axis = ctx.xp, ctx.attr("num"), ctx.attr("axis")
+    num, axis = ctx.attr("num"), ctx.attr("axis")
     strings = ctx.input_dtypes[0] == _dtypes.string
 
     def compute(value: Any) -> Any:
-        shape_ = np.shape(value)
+        shape_ = value.shape
         a = axis + len(shape_) if axis < 0 else axis
         if shape_[a] != num:
             raise invalid(f"Input shape axis {a} must equal {num}, got shape {list(shape_)}")
-        moved = xp.moveaxis(value, a, 0) if a else value
-        if strings and moved.ndim == 1:  # one element of an object array is a bare bytes
-            return tuple(np.asarray(moved[i], dtype=object) for i in range(num))
-        return tuple(moved[i] for i in range(num))
+        if strings and len(shape_) == 1:  # one element of an object array is a bare bytes
+            return tuple(np.asarray(value[i], dtype=object) for i in range(num))
+        if a == 0:
+            return tuple(value[i] for i in range(num))
+        lead = (slice(None),) * a
+        return tuple(value[lead + (i,)] for i in range(num))
 
     return compute
 

@@ -413,6 +413,8 @@ def _is_string(v: Any) -> bool:
         return dtype.base_dtype == _dtypes.string
     if isinstance(v, (str, bytes)):
         return True
+    if isinstance(v, (list, tuple)) and v:
+        return _is_string(v[0])
     return isinstance(dtype, np.dtype) and dtype.kind in ("U", "S", "O")
 
 

@@ -438,16 +438,18 @@ def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: Any = None,
 
 def count_nonzero(input_tensor: Any = None, axis: Any = None, keepdims: Any = None,
                   dtype: Any = _dtypes.int64, name: Optional[str] = None,
-                  reduction_indices: Any = None, keep_dims: Any = None, input: Any = None) -> Any:  # noqa: A002
+                  reduction_indices: Any = None, keep_dims: Any = None,
+                  input: Any = None) -> Any:  # noqa: A002  (TF's argument name)
     """Number of nonzero elements across `axis` (non-empty strings for tf.string)."""
     from tensorweave.ops import math_ops
     input_tensor = _lookup("input", input, "input_tensor", input_tensor)
     with name_scope(name, "count_nonzero", [input_tensor]):
         x = convert_to_tensor(input_tensor, name="input")
-        zero = b"" if x.dtype.base_dtype == _dtypes.string else np.zeros((), x.dtype.base_dtype.as_numpy_dtype)
+        dtype_in = x.dtype.base_dtype
+        zero = b"" if dtype_in == _dtypes.string else np.zeros((), dtype_in.as_numpy_dtype)
         nonzero = math_ops.cast(math_ops.not_equal(x, zero), _dtypes.int64)
-        counts = reduce_sum(nonzero, axis=axis, keepdims=keepdims, reduction_indices=reduction_indices,
-                            keep_dims=keep_dims)
+        counts = reduce_sum(nonzero, axis=axis, keepdims=keepdims,
+                            reduction_indices=reduction_indices, keep_dims=keep_dims)
         return math_ops.cast(counts, dtype)
 
 

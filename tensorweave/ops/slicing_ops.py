@@ -10,7 +10,6 @@ from typing import Any, NamedTuple, Optional, Sequence
 import numpy as np
 
 from tensorweave.framework import dtypes as _dtypes
-from tensorweave.framework import errors
 from tensorweave.framework import tensor_util
 from tensorweave.framework.graph import Tensor, is_tensor_like, name_scope
 from tensorweave.framework.op_def import define_op
@@ -219,32 +218,40 @@ StridedSlice = define_op(
 @StridedSlice.kernel()
 def _strided_slice_kernel(ctx: Any) -> Any:
     masks = _Masks.of(ctx.op)
-    wrap = _as_array if ctx.input_dtypes[0] == _dtypes.string else (lambda v: v)
-    spec = [const_ints(t) for t in ctx.op.inputs[1:]]
-    fixed = None
-    if all(s is not None for s in spec):
-        try:
-            fixed = _numpy_index(*spec, masks)  # type: ignore[misc]
-        except errors.InvalidArgumentError:
-            pass  # reported (with the node) when the step runs
+    cache: dict[tuple, tuple] = {}  # spec -> NumPy index; the spec is nearly always constant
+
+    def index_for(begin: Any, end: Any, strides: Any) -> tuple:
+        b, e, s = host_ints(begin), host_ints(end), host_ints(strides)
+        key = (*b, None, *e, None, *s)
+        index = cache.get(key)
+        if index is None:
+            index = _numpy_index(b, e, s, masks)
+            if len(cache) < 64:
+                cache[key] = index
+        return index
 
     def compute(x: Any, begin: Any, end: Any, strides: Any) -> Any:
-        if fixed is not None:
-            index = fixed
-        else:
-            b, e, s = host_ints(begin), host_ints(end), host_ints(strides)
-            index = _numpy_index(b, e, s, masks)
         try:
-            return wrap(x[index])
+            return x[index_for(begin, end, strides)]
         except IndexError:
-            b, e, s = host_ints(begin), host_ints(end), host_ints(strides)
-            try:
-                _sliced_dims(list(np.shape(x)), b, e, s, masks)
-            except ValueError as err:
-                raise invalid(str(err)) from None
-            raise
+            raise _slice_error(x, begin, end, strides, masks) from None
 
-    return compute
+    def compute_strings(x: Any, begin: Any, end: Any, strides: Any) -> Any:
+        try:
+            return _as_array(x[index_for(begin, end, strides)])
+        except IndexError:
+            raise _slice_error(x, begin, end, strides, masks) from None
+
+    return compute_strings if ctx.input_dtypes[0] == _dtypes.string else compute
+
+
+def _slice_error(x: Any, begin: Any, end: Any, strides: Any, masks: _Masks) -> Exception:
+    """TF's message for a spec NumPy rejected (out-of-range index, too many indices)."""
+    try:
+        _sliced_dims(list(np.shape(x)), host_ints(begin), host_ints(end), host_ints(strides), masks)
+    except ValueError as err:
+        return invalid(str(err))
+    return invalid(f"Invalid strided slice of a tensor of shape {list(np.shape(x))}")
 
 
 def _strided_slice_constant(t: Tensor) -> Optional[np.ndarray]:
@@ -417,11 +424,10 @@ def _check_gather_indices(indices: Any, limit: int) -> None:
 @GatherV2.kernel()
 def _gather_kernel(ctx: Any) -> Any:
     xp, batch_dims = ctx.xp, ctx.attr("batch_dims")
-    fixed = const_int(ctx.op.inputs[2])
     wrap = _as_array if ctx.input_dtypes[0] == _dtypes.string else (lambda v: v)
 
     def compute(params: Any, indices: Any, axis: Any) -> Any:
-        a = fixed if fixed is not None else int(axis)
+        a = int(axis)
         n = np.ndim(params)
         if not -n <= a < n:
             raise invalid(f"Expected axis in the range [{-n}, {n}), but got {a}")

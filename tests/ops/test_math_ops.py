@@ -104,6 +104,7 @@ def test_add_op_types_and_names_match_tf():
     assert strings.op.type == "Add"
     check_op(strings, np.array([b"ac", b"bc"], dtype=object))
     check_op(tf.constant(["x"]) + "y", np.array([b"xy"], dtype=object))
+    check_op(tf.add(["p", "q"], "r"), np.array([b"pr", b"qr"], dtype=object))
 
 
 def test_integer_division_by_zero_fails_like_tf():

@@ -84,6 +84,18 @@ def test_strided_slice_default_strides_and_dynamic_spec():
     assert tf.strided_slice(x, [0], [1], tf.placeholder(tf.int32, [1])).shape.ndims is None
 
 
+def test_kernels_read_fed_values_of_constant_inputs():
+    # Any tensor may be fed, a Const included: kernels must not bake in graph-time constants.
+    x = tf.constant(X)
+    begin = tf.constant([0, 1])
+    y = tf.strided_slice(x, begin, [2, 3])
+    np.testing.assert_array_equal(evaluate(y, {begin: [1, 2]}), X[1:2, 2:3])
+    axis = tf.constant(0)
+    np.testing.assert_array_equal(evaluate(tf.gather(x, [1], axis=axis), {axis: 2}), X[:, :, [1]])
+    shape = tf.constant([12, 5])
+    assert evaluate(tf.reshape(x, shape), {shape: [5, 12]}).shape == (5, 12)
+
+
 def test_strided_slice_errors():
     x = tf.constant(X)
     with pytest.raises(ValueError, match="slice index 3 of dimension 0 out of bounds"):
