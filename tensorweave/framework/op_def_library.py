@@ -58,7 +58,12 @@ def _convert_input(op_def: OpDef, arg: ArgDef, value: Any, attrs: dict[str, Any]
                                  f"'{arg.number_attr}'.")
             attrs[arg.number_attr] = len(value)
             dtype = attrs.get(arg.type_attr) if arg.type_attr else arg.fixed_dtype
-            tensors = [convert_to_tensor(v, dtype=dtype, as_ref=arg.is_ref) for v in value]
+            preferred = _default_type(op_def, arg.type_attr) if dtype is None else None
+            try:
+                tensors = [convert_to_tensor(v, dtype=dtype, preferred_dtype=preferred, as_ref=arg.is_ref)
+                           for v in value]
+            except ValueError as err:
+                raise TypeError(f"Tensors in list passed to {what} have mismatched types: {err}") from None
             if tensors:
                 base = tensors[0].dtype.base_dtype
                 for t in tensors:
@@ -74,8 +79,9 @@ def _convert_input(op_def: OpDef, arg: ArgDef, value: Any, attrs: dict[str, Any]
         attrs[arg.type_list_attr] = [t.dtype.base_dtype for t in tensors]  # type: ignore[index]
         return tensors
     dtype = attrs.get(arg.type_attr) if arg.type_attr else arg.fixed_dtype
+    preferred = _default_type(op_def, arg.type_attr) if dtype is None else None
     try:
-        tensor = convert_to_tensor(value, dtype=dtype, as_ref=arg.is_ref)
+        tensor = convert_to_tensor(value, dtype=dtype, preferred_dtype=preferred, as_ref=arg.is_ref)
     except (TypeError, ValueError) as err:
         if isinstance(value, Tensor) or dtype is None:
             raise TypeError(f"Input '{arg.name}' of '{op_def.name}' Op has type "
@@ -89,6 +95,15 @@ def _convert_input(op_def: OpDef, arg: ArgDef, value: Any, attrs: dict[str, Any]
     if arg.type_attr:
         attrs.setdefault(arg.type_attr, tensor.dtype.base_dtype)
     return [tensor]
+
+
+def _default_type(op_def: OpDef, type_attr: Optional[str]) -> Optional[_dtypes.DType]:
+    """A type attr's default guides how Python values convert (TF: `Tidx: {int32, int64} = int32`
+    makes `[]` an int32 tensor, not a float32 one)."""
+    if type_attr is None:
+        return None
+    attr = op_def.attrs.get(type_attr)
+    return attr.default if attr is not None and attr.has_default else None
 
 
 def _coerce_attr(op_def: OpDef, attr: AttrDef, value: Any) -> Any:

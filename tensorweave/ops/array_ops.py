@@ -443,7 +443,8 @@ def _expand_dims_kernel(ctx: Any) -> Any:
     return compute
 
 
-def expand_dims(input: Any, axis: Any = None, name: Optional[str] = None, dim: Any = None) -> Any:  # noqa: A002
+def expand_dims(input: Any, axis: Any = None, name: Optional[str] = None,  # noqa: A002
+                dim: Any = None) -> Any:
     """Inserts a dimension of size 1 at `axis` (TF1 also accepts the deprecated `dim`)."""
     if dim is not None:
         if axis is not None:

@@ -25,7 +25,8 @@ __all__ = ["fill", "zeros", "ones", "zeros_like", "ones_like", "range", "linspac
            "one_hot", "sequence_mask", "pad"]
 
 # Spelled out: op_def's parser can't mix a type group with other types inside braces.
-_NUMBER_TYPES = "float16, float32, float64, complex64, complex128, int8, int16, int32, int64, uint8, uint16, uint32, uint64"
+_NUMBER_TYPES = ("float16, float32, float64, complex64, complex128, int8, int16, int32, int64, uint8, "
+                 "uint16, uint32, uint64")
 # Above this many elements zeros()/ones() build a Fill instead of a Const (as TF, so graphs
 # stay small).
 _SMALL_CONSTANT = 1000
@@ -330,7 +331,8 @@ def _one_hot_shape(op: Any) -> list[TensorShape]:
         return [unknown_shape()]
     dims = indices.shape.as_list()
     if axis > len(dims):
-        raise shape_error(op, f"Expected axis to be -1 or between [0, {len(dims) + 1}).  But received: {axis}")
+        raise shape_error(op, f"Expected axis to be -1 or between [0, {len(dims) + 1}).  But received: "
+                              f"{axis}")
     pos = len(dims) if axis == -1 else axis
     return [TensorShape(dims[:pos] + [depth] + dims[pos:])]
 

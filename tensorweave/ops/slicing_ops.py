@@ -120,7 +120,8 @@ class _Masks(NamedTuple):
 
     @classmethod
     def of(cls, op: Any) -> "_Masks":
-        return cls(*(op.get_attr(f"{k}_mask") for k in ("begin", "end", "ellipsis", "new_axis", "shrink_axis")))
+        names = ("begin", "end", "ellipsis", "new_axis", "shrink_axis")
+        return cls(*(op.get_attr(f"{k}_mask") for k in names))
 
 
 def _sliced_dims(dims: list[Optional[int]], begin: Optional[list[int]], end: Optional[list[int]],
@@ -428,15 +429,21 @@ def _gather_kernel(ctx: Any) -> Any:
 
     def compute(params: Any, indices: Any, axis: Any) -> Any:
         a = int(axis)
-        n = np.ndim(params)
+        n = params.ndim
         if not -n <= a < n:
             raise invalid(f"Expected axis in the range [{-n}, {n}), but got {a}")
         a %= n
-        indices = np.asarray(indices)
-        _check_gather_indices(indices, np.shape(params)[a])
-        if batch_dims == 0:
+        if batch_dims:
+            _check_gather_indices(indices, params.shape[a])
+            return _batched_gather(xp, params, indices, a, batch_dims % max(indices.ndim, 1))
+        # np.take raises for indices >= limit but wraps negative ones, which TF rejects
+        if indices.size and indices.min() < 0:
+            _check_gather_indices(indices, params.shape[a])
+        try:
             return wrap(xp.take(params, indices, axis=a))
-        return _batched_gather(xp, params, indices, a, batch_dims % max(indices.ndim, 1))
+        except IndexError:
+            _check_gather_indices(indices, params.shape[a])
+            raise
 
     return compute
 

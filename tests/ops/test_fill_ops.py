@@ -171,7 +171,8 @@ def test_one_hot_axes_and_out_of_range_indices(axis):
 
 
 def test_one_hot_values_and_dtypes():
-    check_op(tf.one_hot([1, 0], 3, on_value=5, off_value=-1), _one_hot_ref([1, 0], 3, on=5, off=-1, dtype=np.int32))
+    check_op(tf.one_hot([1, 0], 3, on_value=5, off_value=-1),
+             _one_hot_ref([1, 0], 3, on=5, off=-1, dtype=np.int32))
     check_op(tf.one_hot([1], 2, on_value=True, off_value=False), np.array([[False, True]]))
     check_op(tf.one_hot([1], 2, on_value=3, dtype=tf.float64), _one_hot_ref([1], 2, on=3, dtype=np.float64))
     check_op(tf.one_hot(tf.constant([2], tf.int64), 3, off_value=0.5), _one_hot_ref([2], 3, off=0.5))

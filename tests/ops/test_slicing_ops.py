@@ -43,8 +43,9 @@ def test_slice_errors():
     with pytest.raises(ValueError, match="rank"):
         tf.slice(x, [0, 0], [1, 1])
     u = tf.placeholder(tf.float32)
-    run_error(tf.slice(u, [0, 1], [3, 1]), {u: np.zeros((2, 2))}, r"Expected size\[0\] in \[0, 2\], but got 3")
-    run_error(tf.slice(u, [0, 3], [1, 1]), {u: np.zeros((2, 2))}, r"Expected begin\[1\] in \[0, 2\], but got 3")
+    zeros = np.zeros((2, 2))
+    run_error(tf.slice(u, [0, 1], [3, 1]), {u: zeros}, r"Expected size\[0\] in \[0, 2\], but got 3")
+    run_error(tf.slice(u, [0, 3], [1, 1]), {u: zeros}, r"Expected begin\[1\] in \[0, 2\], but got 3")
 
 
 # -- strided_slice ---------------------------------------------------------------------------
