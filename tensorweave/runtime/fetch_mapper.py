@@ -77,3 +77,11 @@ def structure_key(fetches: Any) -> Any:
     if isinstance(fetches, dict):
         return (t,) + tuple((k, structure_key(v)) for k, v in fetches.items())
     return fetches
+
+
+def _register_builtin_fetches() -> None:
+    from tensorweave.framework.indexed_slices import IndexedSlices, _fetch_indexed_slices
+    register_fetch_function(IndexedSlices, _fetch_indexed_slices)
+
+
+_register_builtin_fetches()
