@@ -1,0 +1,101 @@
+"""The main job: the OSDI'16 paper's Figure 1 program, training a 2-layer network on real
+handwritten digits.
+
+    python -m tensorweave.examples.mnist [--steps N] [--batch-size B] [--learning-rate LR]
+                                         [--optimizer adagrad|sgd|momentum|adam|rmsprop]
+                                         [--data-dir DIR_WITH_MNIST_IDX_FILES]
+
+Without --data-dir it uses the UCI 8x8 digits shipped in the package; with it, the real MNIST
+IDX files (train-images-idx3-ubyte[.gz] and friends)."""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Optional, Sequence
+
+import numpy as np
+from tqdm import tqdm
+
+import tensorweave as tf
+from tensorweave.examples import datasets
+
+OPTIMIZERS = {
+    "adagrad": lambda lr: tf.train.AdagradOptimizer(lr),
+    "sgd": lambda lr: tf.train.GradientDescentOptimizer(lr),
+    "momentum": lambda lr: tf.train.MomentumOptimizer(lr, 0.9),
+    "adam": lambda lr: tf.train.AdamOptimizer(lr),
+    "rmsprop": lambda lr: tf.train.RMSPropOptimizer(lr),
+}
+
+
+def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--steps", type=int, default=3000)
+    p.add_argument("--batch-size", type=int, default=100)
+    p.add_argument("--learning-rate", type=float, default=0.1)
+    p.add_argument("--optimizer", choices=sorted(OPTIMIZERS), default="adagrad")
+    p.add_argument("--hidden", type=int, default=100)
+    p.add_argument("--data-dir", default=None, help="directory with the MNIST IDX files")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p.parse_args(argv)
+
+
+def build_model(num_pixels: int, hidden: int, optimizer: str, learning_rate: float) -> dict:
+    """Figure 1 of the OSDI paper (the initial weights are scaled so that SGD-family optimizers
+    train well from the first step; the paper's figure leaves this detail out)."""
+    x = tf.placeholder(tf.float32, [None, num_pixels])   # Placeholder for input.
+    y = tf.placeholder(tf.float32, [None, 10])           # Placeholder for labels.
+    scale1, scale2 = np.sqrt(6.0 / (num_pixels + hidden)), np.sqrt(6.0 / (hidden + 10))
+    W_1 = tf.Variable(tf.random_uniform([num_pixels, hidden], -scale1, scale1))  # noqa: N806
+    b_1 = tf.Variable(tf.zeros([hidden]))
+    layer_1 = tf.nn.relu(tf.matmul(x, W_1) + b_1)        # Output of hidden layer.
+    W_2 = tf.Variable(tf.random_uniform([hidden, 10], -scale2, scale2))  # noqa: N806
+    b_2 = tf.Variable(tf.zeros([10]))
+    layer_2 = tf.matmul(layer_1, W_2) + b_2              # Output of linear layer.
+    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(layer_2, y))
+    train_op = OPTIMIZERS[optimizer](learning_rate).minimize(loss)
+    correct = tf.equal(tf.argmax(layer_2, 1), tf.argmax(y, 1))
+    accuracy = tf.reduce_mean(tf.cast(correct, tf.float32))
+    return {"x": x, "y": y, "loss": loss, "train_op": train_op, "accuracy": accuracy}
+
+
+def train(args: argparse.Namespace, data: datasets.DataSet, model: dict) -> float:
+    batches = datasets.BatchIterator(data.train_images, data.train_labels, args.batch_size, args.seed)
+    x, y = model["x"], model["y"]
+    with tf.Session() as sess:
+        sess.run(tf.initialize_all_variables())          # Randomly initialize weights.
+        progress = tqdm(range(args.steps), desc="training", unit="step", disable=args.quiet,
+                        file=sys.stdout, mininterval=0.2)
+        running = None
+        for step in progress:                            # Train iteratively for NUM_STEPS.
+            images, labels = batches.next()              # Load one batch of input data.
+            _, loss = sess.run([model["train_op"], model["loss"]],
+                               {x: images, y: datasets.one_hot(labels)})  # Perform a step.
+            running = loss if running is None else 0.95 * running + 0.05 * loss
+            if step % 20 == 0:
+                progress.set_postfix(loss=f"{running:.4f}")
+        progress.close()
+        return float(sess.run(model["accuracy"], {x: data.test_images, y: datasets.one_hot(data.test_labels)}))
+
+
+def main(argv: Optional[Sequence[str]] = None) -> float:
+    args = parse_args(argv)
+    data = datasets.load(args.data_dir)
+    print(f"data: {data.name}: {len(data.train_labels)} training and {len(data.test_labels)} test images "
+          f"of {data.height}x{data.width}")
+    tf.reset_default_graph()
+    tf.set_random_seed(args.seed)
+    model = build_model(data.num_pixels, args.hidden, args.optimizer, args.learning_rate)
+    accuracy = train(args, data, model)
+    print(f"test accuracy: {accuracy:.4f}")
+    return accuracy
+
+
+def cli() -> None:
+    """Console entry point (`tensorweave`): exit status 0 on success."""
+    main()
+
+
+if __name__ == "__main__":
+    cli()
