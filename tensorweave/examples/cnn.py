@@ -10,8 +10,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 import tensorweave as tf
-from tensorweave.examples import datasets
-from tensorweave.examples.mnist import OPTIMIZERS, parse_args, train
+from tensorweave.examples.mnist import OPTIMIZERS, run
 
 
 def conv_layer(x: tf.Tensor, size: int, channels_in: int, channels_out: int, name: str) -> tf.Tensor:
@@ -48,15 +47,7 @@ def build_model(height: int, width: int, optimizer: str, learning_rate: float) -
 
 
 def main(argv: Optional[Sequence[str]] = None) -> float:
-    args = parse_args(argv)
-    data = datasets.load(args.data_dir)
-    print(f"data: {data.name}: {len(data.train_labels)} training and {len(data.test_labels)} test images")
-    tf.reset_default_graph()
-    tf.set_random_seed(args.seed)
-    model = build_model(data.height, data.width, args.optimizer, args.learning_rate)
-    accuracy = train(args, data, model)
-    print(f"test accuracy: {accuracy:.4f}")
-    return accuracy
+    return run(argv, lambda args, data: build_model(data.height, data.width, args.optimizer, args.learning_rate))
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 from tqdm import tqdm
@@ -79,17 +79,23 @@ def train(args: argparse.Namespace, data: datasets.DataSet, model: dict) -> floa
         return float(sess.run(model["accuracy"], {x: data.test_images, y: datasets.one_hot(data.test_labels)}))
 
 
-def main(argv: Optional[Sequence[str]] = None) -> float:
+def run(argv: Optional[Sequence[str]], build: Callable[[argparse.Namespace, datasets.DataSet], dict]) -> float:
+    """Loads the data, builds the model with `build(args, data)` in a fresh graph, trains it and
+    prints the test accuracy (shared by the examples)."""
     args = parse_args(argv)
     data = datasets.load(args.data_dir)
     print(f"data: {data.name}: {len(data.train_labels)} training and {len(data.test_labels)} test images "
           f"of {data.height}x{data.width}")
     tf.reset_default_graph()
     tf.set_random_seed(args.seed)
-    model = build_model(data.num_pixels, args.hidden, args.optimizer, args.learning_rate)
-    accuracy = train(args, data, model)
+    accuracy = train(args, data, build(args, data))
     print(f"test accuracy: {accuracy:.4f}")
     return accuracy
+
+
+def main(argv: Optional[Sequence[str]] = None) -> float:
+    return run(argv, lambda args, data: build_model(data.num_pixels, args.hidden, args.optimizer,
+                                                    args.learning_rate))
 
 
 def cli() -> None:
