@@ -130,7 +130,7 @@ class Operation:
 
     __slots__ = ("_graph", "_name", "_op_def", "_attrs", "_inputs", "_control_inputs", "_outputs",
                  "_device", "_assigned_device", "_id", "_traceback", "_control_outputs",
-                 "__weakref__")
+                 "_control_flow_context", "__weakref__")
 
     def __init__(self, graph: "Graph", name: str, op_def: OpDef, inputs: Sequence[Tensor],
                  attrs: dict[str, Any], output_dtypes: Sequence[_dtypes.DType],
@@ -147,6 +147,7 @@ class Operation:
         self._assigned_device = ""
         self._id = op_id
         self._traceback = _user_call_site()
+        self._control_flow_context: Any = None
         for t in self._inputs:
             t._consumers.append(self)
         for c in self._control_inputs:
@@ -391,12 +392,14 @@ class Graph:
                 op._device = colocate.device
             if self._device_stack:
                 op._device = self._device_stack.device_for(op)
-            if self._control_flow_context is not None:
-                self._control_flow_context.add_op(op)
             _run_shape_fn(op)
             self._nodes_by_name[name] = op
             self._nodes.append(op)
             self._version += 1
+            op._control_flow_context = self._control_flow_context
+            if self._control_flow_context is not None:
+                # cond/while contexts route outside inputs through Switch/Enter (new nodes).
+                self._control_flow_context.add_op(op)
             return op
 
     def create_op(self, op_type: str, inputs: Sequence[Tensor], dtypes: Any = None,

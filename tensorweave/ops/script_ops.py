@@ -52,8 +52,8 @@ def _py_func_kernel(ctx: Any) -> Any:
 
 _SIG = dict(inputs=["input: Tin"], outputs=["output: Tout"],
             attrs=["token: string", "Tin: list(type)", "Tout: list(type)"], shape_fn=shape_fns.unknown)
-PyFunc = define_op("PyFunc", is_stateful=True, **_SIG)
-PyFuncStateless = define_op("PyFuncStateless", **_SIG)
+PyFunc = define_op("PyFunc", is_stateful=True, expensive=True, **_SIG)  # Python code: run it off-thread
+PyFuncStateless = define_op("PyFuncStateless", expensive=True, **_SIG)
 for _op in (PyFunc, PyFuncStateless):
     _op.kernel()(_py_func_kernel)
     _op.not_differentiable()

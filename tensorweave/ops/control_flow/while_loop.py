@@ -1,0 +1,129 @@
+"""`tf.while_loop` (white paper 4.4; OSDI 3.4): loop variables Enter a frame, Merge with their
+NextIteration values, LoopCond decides, Switch sends them to the body or to Exit. The executor
+runs iterations in the frame concurrently up to `parallel_iterations`."""
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from tensorweave.framework import graph as _graph
+from tensorweave.framework.graph import Tensor
+from tensorweave.framework.op_def_library import apply_op
+from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.framework.tensor_shape import as_shape
+from tensorweave.ops.control_flow import nest, primitives
+from tensorweave.ops.control_flow.contexts import WhileContext
+
+__all__ = ["while_loop"]
+
+
+def _enter_loop_vars(context: WhileContext, flat: list[Tensor], invariants: list[Any]) -> list[Tensor]:
+    def make() -> list[Tensor]:
+        enters = []
+        for t, shape in zip(flat, invariants):
+            op_def = primitives.RefEnter if t.dtype.is_ref_dtype else primitives.Enter
+            e = apply_op(op_def, data=t, frame_name=context.frame_name, is_constant=False,
+                         parallel_iterations=context.parallel_iterations)
+            if shape is not None:
+                if not as_shape(shape).is_compatible_with(t.shape):
+                    raise ValueError(f"The shape invariant specified for {t.name} is not compatible with the "
+                                     f"initial shape of the loop variable. It enters the loop with shape "
+                                     f"{t.shape}, but the specified shape invariant is {as_shape(shape)}.")
+                e._shape = as_shape(shape)
+            enters.append(e)
+        return enters
+
+    enters = context._with_outer(make)
+    for e in enters:
+        e.op._control_flow_context = context
+    return enters
+
+
+def _check_shapes(merges: list[Tensor], nexts: list[Tensor], explicit: list[Any]) -> None:
+    for m, n, inv in zip(merges, nexts, explicit):
+        if not m.shape.is_compatible_with(n.shape) or (
+                m.shape.ndims is not None and n.shape.ndims is not None and m.shape.ndims != n.shape.ndims):
+            hint = ("" if inv is not None else " To allow the shape to vary across iterations, use the "
+                    "`shape_invariants` argument of tf.while_loop to specify a less-specific shape.")
+            raise ValueError(f"Input tensor '{m.op.inputs[0].name}' enters the loop with shape {m.shape}, but "
+                             f"has shape {n.shape} after one iteration.{hint}")
+
+
+def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Any,
+               shape_invariants: Any = None, parallel_iterations: int = 10, back_prop: bool = True,
+               swap_memory: bool = False, name: Optional[str] = None,
+               maximum_iterations: Any = None, return_same_structure: bool = False) -> Any:
+    """Repeats `body` while `cond` is true; returns the final loop variables."""
+    from tensorweave.ops import math_ops
+    from tensorweave.ops.array_ops import identity
+    if not callable(cond) or not callable(body):
+        raise TypeError("cond and body must be callable.")
+    if parallel_iterations < 1:
+        raise TypeError("parallel_iterations must be a positive integer.")
+    if nest.is_sequence(loop_vars) and not nest.flatten(loop_vars):
+        raise ValueError("No loop variables provided")
+    with _graph.name_scope(name, "while", nest.flatten(loop_vars)) as scope:
+        if maximum_iterations is not None:
+            counter_cond, counter_body = cond, body
+            limit = convert_to_tensor(maximum_iterations, name="maximum_iterations")
+            cond = lambda i, lv: math_ops.logical_and(i < limit, _call(counter_cond, lv))  # noqa: E731
+            body = lambda i, lv: (i + 1, _as_structure(lv, _call(counter_body, lv)))  # noqa: E731
+            loop_vars = (convert_to_tensor(0, dtype=limit.dtype.base_dtype), loop_vars)
+            if shape_invariants is not None:
+                shape_invariants = ([], shape_invariants)
+        flat = [convert_to_tensor(v) for v in nest.flatten(loop_vars)]
+        invariants = nest.flatten(shape_invariants) if shape_invariants is not None else [None] * len(flat)
+        if len(invariants) != len(flat):
+            raise ValueError("shape_invariants must have the same structure as loop_vars")
+        context = WhileContext(scope, parallel_iterations, back_prop)
+        context.enter()
+        try:
+            enters = _enter_loop_vars(context, flat, invariants)
+            merges = [primitives.merge([e, e])[0] for e in enters]
+            context.pivot = merges[0].op
+            packed = nest.pack_sequence_as(loop_vars, merges)
+            pred = convert_to_tensor(_call(cond, packed))
+            if pred.dtype.base_dtype.name != "bool" or pred.shape.ndims not in (None, 0):
+                raise ValueError(f"cond must return a boolean scalar, got {pred}")
+            pivot = primitives.loop_cond(pred, name="LoopCond")
+            switches = [primitives.switch(m, pivot) for m in merges]
+            body_vars = [identity(s[1]) for s in switches]
+            context.pivot = body_vars[0].op
+            result = _call(body, nest.pack_sequence_as(loop_vars, body_vars))
+            if not nest.is_sequence(loop_vars) and nest.is_sequence(result) and len(result) == 1:
+                result = result[0]
+            elif isinstance(loop_vars, (list, tuple)) and len(loop_vars) == 1 and not nest.is_sequence(result):
+                result = type(loop_vars)([result]) if not hasattr(loop_vars, "_fields") else result
+            try:
+                nest.assert_same_structure(loop_vars, result)
+            except ValueError as err:
+                raise ValueError(f"body must return the structure of loop_vars: {err}") from None
+            nexts = []
+            for r, m in zip(nest.flatten(result), merges):
+                r = convert_to_tensor(r, dtype=m.dtype.base_dtype)
+                nexts.append(primitives.next_iteration(r))
+            _check_shapes(merges, nexts, invariants)
+            for m, n in zip(merges, nexts):
+                m.op._update_input(1, n)
+            exits = [primitives.exit(s[0]) for s in switches]
+        finally:
+            context.exit()
+        output = nest.pack_sequence_as(loop_vars, exits)
+        if maximum_iterations is not None:
+            output = output[1]
+        flat_out = nest.flatten(output)
+        if not return_same_structure and len(flat_out) == 1:
+            return flat_out[0]  # TF1 returns a lone loop variable unwrapped
+        return output
+
+
+def _as_structure(loop_vars: Any, result: Any) -> Any:
+    if isinstance(loop_vars, (list, tuple)) and len(loop_vars) == 1 and not nest.is_sequence(result):
+        return type(loop_vars)([result])
+    return result
+
+
+def _call(fn: Callable[..., Any], packed: Any) -> Any:
+    """Calls cond/body with the loop variables unpacked when loop_vars is a list or tuple."""
+    if isinstance(packed, (list, tuple)) and not hasattr(packed, "_fields"):
+        return fn(*packed)
+    return fn(packed)

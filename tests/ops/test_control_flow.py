@@ -1,0 +1,179 @@
+"""tf.cond, tf.case and tf.while_loop, run by the executor's dead values and frames."""
+import collections
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import tensorweave as tf
+
+
+def test_cond_picks_branch_and_nested_outputs():
+    x = tf.placeholder(tf.float32, [])
+    out = tf.cond(x > 0, lambda: {"a": x * 2.0, "b": (x, tf.constant(1))},
+                  lambda: {"a": x - 10.0, "b": (-x, tf.constant(2))})
+    with tf.Session() as sess:
+        pos = sess.run(out, {x: 3.0})
+        neg = sess.run(out, {x: -1.0})
+    assert pos["a"] == 6.0 and pos["b"] == (3.0, 1)
+    assert neg["a"] == -11.0 and neg["b"] == (1.0, 2)
+
+
+def test_cond_fn1_fn2_and_strict():
+    p = tf.placeholder(tf.bool, [])
+    single = tf.cond(p, fn1=lambda: [tf.constant(1)], fn2=lambda: [tf.constant(2)])
+    strict = tf.cond(p, lambda: [tf.constant(1)], lambda: [tf.constant(2)], strict=True)
+    assert isinstance(single, tf.Tensor) and isinstance(strict, list)
+    with tf.Session() as sess:
+        assert sess.run(single, {p: False}) == 2
+
+
+def test_untaken_branch_side_effects_do_not_happen():
+    v = tf.Variable(0)
+    p = tf.placeholder(tf.bool, [])
+
+    def bump():
+        with tf.control_dependencies([tf.assign_add(v, 1)]):
+            return tf.constant(1)
+
+    out = tf.cond(p, bump, lambda: tf.constant(0))
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        sess.run(out, {p: False})
+        sess.run(out, {p: False})
+        assert sess.run(v) == 0
+        sess.run(out, {p: True})
+        assert sess.run(v) == 1
+
+
+def test_cond_returning_outside_tensor_and_op():
+    a = tf.constant(5.0)
+    p = tf.placeholder(tf.bool, [])
+    v = tf.Variable(1.0)
+    out = tf.cond(p, lambda: a, lambda: a * 2.0)
+    with tf.Session() as sess:
+        assert sess.run(out, {p: True}) == 5.0 and sess.run(out, {p: False}) == 10.0
+
+
+def test_cond_errors():
+    with pytest.raises(TypeError):
+        tf.cond(tf.constant(1), lambda: 1, lambda: 2)
+    with pytest.raises(ValueError):
+        tf.cond(tf.constant(True), lambda: (tf.constant(1), tf.constant(2)), lambda: tf.constant(1))
+    with pytest.raises(TypeError):
+        tf.cond(tf.constant(True), 1, lambda: 2)
+
+
+def test_case():
+    x = tf.placeholder(tf.int32, [])
+    out = tf.case([(x < 0, lambda: tf.constant(-1)), (x > 0, lambda: tf.constant(1))],
+                  default=lambda: tf.constant(0))
+    exclusive = tf.case({x > 1: lambda: tf.constant(10), x > 2: lambda: tf.constant(20)},
+                        default=lambda: tf.constant(0), exclusive=True)
+    with tf.Session() as sess:
+        assert [sess.run(out, {x: v}) for v in (-5, 0, 7)] == [-1, 0, 1]
+        assert sess.run(exclusive, {x: 2}) == 10
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            sess.run(exclusive, {x: 3})
+
+
+def test_while_loop_data_dependent_count():
+    n = tf.placeholder(tf.int32, [])
+    i, total = tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s + i), [tf.constant(0), tf.constant(0)])
+    with tf.Session() as sess:
+        assert sess.run([i, total], {n: 10}) == [10, 45]
+        assert sess.run([i, total], {n: 0}) == [0, 0]
+        assert sess.run([i, total], {n: 1000}) == [1000, 499500]
+
+
+def test_while_loop_structures_and_invariants():
+    Pair = collections.namedtuple("Pair", ["count", "acc"])
+    w = tf.constant(2.0)   # loop invariant captured from outside
+    out = tf.while_loop(lambda p: p.count < 3, lambda p: Pair(p.count + 1, p.acc * w),
+                        Pair(tf.constant(0), tf.constant([1.0, 1.0])))
+    assert isinstance(out, Pair)
+    with tf.Session() as sess:
+        got = sess.run(out)
+    assert isinstance(got, Pair) and got.count == 3
+    np.testing.assert_array_equal(got.acc, [8.0, 8.0])
+
+
+def test_while_loop_shape_invariants():
+    x0 = tf.constant([1.0])
+    with pytest.raises(ValueError, match="shape_invariants"):
+        tf.while_loop(lambda x: tf.size(x) < 8, lambda x: tf.concat([x, x], 0), [x0])
+    grown = tf.while_loop(lambda x: tf.size(x) < 8, lambda x: tf.concat([x, x], 0), [x0],
+                          shape_invariants=[tf.TensorShape([None])])
+    with tf.Session() as sess:
+        assert sess.run(grown).shape == (8,)
+
+
+def test_nested_loops():
+    def outer_body(i, total):
+        inner = tf.while_loop(lambda j, s: j < i, lambda j, s: (j + 1, s + j), [tf.constant(0), tf.constant(0)])
+        return i + 1, total + inner[1]
+    i, total = tf.while_loop(lambda i, t: i < 6, outer_body, [tf.constant(0), tf.constant(0)])
+    expected = sum(sum(range(k)) for k in range(6))
+    with tf.Session() as sess:
+        assert sess.run(total) == expected
+
+
+def test_cond_inside_loop_and_loop_inside_untaken_cond():
+    def body(i, acc):
+        acc = tf.cond(tf.equal(i % 2, 0), lambda: acc + i, lambda: acc - i)
+        return i + 1, acc
+    _, acc = tf.while_loop(lambda i, a: i < 5, body, [tf.constant(0), tf.constant(0)])
+    p = tf.placeholder(tf.bool, [])
+    looped = tf.cond(p, lambda: tf.while_loop(lambda k: k < 4, lambda k: k + 1, [tf.constant(0)]),
+                     lambda: tf.constant(-1))
+    with tf.Session() as sess:
+        assert sess.run(acc) == 0 - 1 + 2 - 3 + 4
+        assert sess.run(looped, {p: True}) == 4
+        assert sess.run(looped, {p: False}) == -1
+
+
+def test_stateful_op_in_body_runs_once_per_iteration_and_variable_reads():
+    counter = tf.Variable(0)
+    scale = tf.Variable(3)
+
+    def body(i):
+        with tf.control_dependencies([tf.assign_add(counter, 1)]):
+            return i + scale
+    out = tf.while_loop(lambda i: i < 30, body, [tf.constant(0)])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(out) == 30
+        assert sess.run(counter) == 10
+
+
+def test_maximum_iterations():
+    out = tf.while_loop(lambda i: i < 100, lambda i: i + 1, [tf.constant(0)], maximum_iterations=7)
+    with tf.Session() as sess:
+        assert sess.run(out) == 7
+
+
+def test_independent_iterations_overlap():
+    """With parallel_iterations > 1 an iteration's slow, independent body starts before the
+    previous one finished (tagged-token execution)."""
+    spans = []
+
+    def slow(i):
+        start = time.perf_counter()
+        time.sleep(0.05)
+        spans.append((start, time.perf_counter()))
+        return i
+
+    i0 = tf.constant(0)
+
+    def body2(i, dummy):
+        # the slow node hangs off the counter, which advances without waiting for it
+        side = tf.py_func(slow, [i], tf.int32, stateful=False)
+        return i + 1, side
+    loop = tf.while_loop(lambda i, d: i < 4, body2, [i0, tf.constant(0)], parallel_iterations=4)
+    with tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=4)) as sess:
+        sess.run(loop)
+    assert len(spans) == 4
+    spans.sort()
+    overlaps = sum(1 for a, b in zip(spans, spans[1:]) if b[0] < a[1])
+    assert overlaps >= 1
