@@ -26,6 +26,8 @@ from tensorweave.ops.random_ops import *  # noqa: F401,F403
 from tensorweave.ops.control_flow.grouping import group, no_op, tuple  # noqa: F401
 from tensorweave.ops.control_flow.cond import case, cond  # noqa: F401
 from tensorweave.ops.control_flow.while_loop import while_loop  # noqa: F401
+from tensorweave.ops.control_flow.tensor_array import TensorArray  # noqa: F401
+from tensorweave.ops.control_flow.functional_ops import foldl, foldr, map_fn, scan  # noqa: F401
 from tensorweave.ops.logging_ops import *  # noqa: F401,F403
 from tensorweave.ops.state_ops import *  # noqa: F401,F403
 from tensorweave.ops.variables import *  # noqa: F401,F403

@@ -155,6 +155,7 @@ _SPECS = [
     (19, "float16", np.float16),
     (22, "uint32", np.uint32),
     (23, "uint64", np.uint64),
+    (20, "resource", np.object_),  # handles to per-step or per-device state (TensorArray, ...)
 ]
 
 _BY_ENUM: dict[int, DType] = {}
@@ -182,6 +183,7 @@ bool = _BY_NAME["bool"]  # noqa: A001  (TF's public name)
 complex64 = _BY_NAME["complex64"]
 complex128 = _BY_NAME["complex128"]
 string = _BY_NAME["string"]
+resource = _BY_NAME["resource"]
 
 _INTEGERS = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 

@@ -52,7 +52,7 @@ class StepContext:
     """One `Session.run` step (shared by its partitions)."""
 
     __slots__ = ("step_id", "feeds", "cancellation", "session_state", "rendezvous", "stats",
-                 "frame_id", "iteration", "__weakref__")
+                 "step_resources", "frame_id", "iteration", "__weakref__")
 
     def __init__(self, feeds: list[Any], session_state: Any = None, rendezvous: Any = None) -> None:
         self.step_id = next(_step_ids)
@@ -61,6 +61,7 @@ class StepContext:
         self.session_state = session_state
         self.rendezvous = rendezvous
         self.stats = None
+        self.step_resources: dict[Any, Any] = {}  # the step container: state that dies with the step
         self.frame_id = ""
         self.iteration = 0
 

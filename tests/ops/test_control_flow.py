@@ -177,3 +177,66 @@ def test_independent_iterations_overlap():
     spans.sort()
     overlaps = sum(1 for a, b in zip(spans, spans[1:]) if b[0] < a[1])
     assert overlaps >= 1
+
+
+def test_tensor_array_ops():
+    ta = tf.TensorArray(tf.float32, size=3)
+    ta = ta.write(0, [1.0, 2.0]).write(1, [3.0, 4.0]).write(2, [5.0, 6.0])
+    assert ta.element_shape.as_list() == [2]
+    split = tf.TensorArray(tf.float32, size=2).split([1.0, 2.0, 3.0], [1, 2])
+    scattered = tf.TensorArray(tf.int32, size=4).scatter([3, 0], [[7], [8]])
+    dynamic = tf.TensorArray(tf.float32, size=0, dynamic_size=True).write(4, 1.0)
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(ta.stack()), [[1, 2], [3, 4], [5, 6]])
+        np.testing.assert_array_equal(sess.run(ta.concat()), [1, 2, 3, 4, 5, 6])
+        np.testing.assert_array_equal(sess.run(ta.gather([2, 0])), [[5, 6], [1, 2]])
+        assert sess.run(ta.read(1)).tolist() == [3.0, 4.0]
+        assert sess.run(ta.size()) == 3
+        assert sess.run(split.read(1)).tolist() == [2.0, 3.0]
+        assert sess.run(scattered.gather([0, 3])).tolist() == [[8], [7]]
+        assert sess.run(dynamic.size()) == 5
+
+
+def test_tensor_array_errors():
+    ta = tf.TensorArray(tf.float32, size=2)
+    over = ta.write(2, 1.0)
+    twice = ta.write(0, 1.0).write(0, 2.0)
+    w = ta.write(0, 1.0)
+    read_twice = [w.read(0), w.read(0)]
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="not resizeable"):
+            sess.run(over.flow)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="already been written"):
+            sess.run(twice.flow)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="twice"):
+            sess.run(read_twice)
+    with pytest.raises(ValueError):
+        tf.TensorArray(tf.float32, size=2).write(0, [1.0]).write(1, [1.0, 2.0])
+
+
+def test_tensor_array_through_while_loop():
+    n = tf.placeholder(tf.int32, [])
+    ta = tf.TensorArray(tf.int32, size=n)
+    _, ta = tf.while_loop(lambda i, a: i < n, lambda i, a: (i + 1, a.write(i, i * i)), [tf.constant(0), ta])
+    with tf.Session() as sess:
+        assert sess.run(ta.stack(), {n: 5}).tolist() == [0, 1, 4, 9, 16]
+
+
+def test_functional_ops():
+    x = tf.constant([1.0, 2.0, 3.0, 4.0])
+    m = tf.map_fn(lambda v: v * v, x)
+    pair = tf.map_fn(lambda ab: (ab[0] + ab[1], ab[0] * ab[1]), (x, x * 2.0))
+    to_int = tf.map_fn(lambda v: tf.cast(v, tf.int32) * 2, x, dtype=tf.int32)
+    fl = tf.foldl(lambda a, v: a + v, x)
+    fr = tf.foldr(lambda a, v: a * 10.0 + v, x, initializer=tf.constant(0.0))
+    sc = tf.scan(lambda a, v: a + v, x)
+    sc_rev = tf.scan(lambda a, v: a * v, x, initializer=tf.constant(1.0), reverse=True)
+    with tf.Session() as sess:
+        got = sess.run([m, pair, to_int, fl, fr, sc, sc_rev])
+    np.testing.assert_array_equal(got[0], [1, 4, 9, 16])
+    np.testing.assert_array_equal(got[1][0], [3, 6, 9, 12])
+    np.testing.assert_array_equal(got[1][1], [2, 8, 18, 32])
+    assert got[2].dtype == np.int32 and got[2].tolist() == [2, 4, 6, 8]
+    assert got[3] == 10.0 and got[4] == 4321.0
+    np.testing.assert_array_equal(got[5], [1, 3, 6, 10])
+    np.testing.assert_array_equal(got[6], [24, 24, 12, 4])

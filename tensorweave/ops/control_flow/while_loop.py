@@ -12,6 +12,7 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import as_shape
 from tensorweave.ops.control_flow import nest, primitives
 from tensorweave.ops.control_flow.contexts import WhileContext
+from tensorweave.ops.control_flow.tensor_array import TensorArray
 
 __all__ = ["while_loop"]
 
@@ -70,7 +71,8 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
             loop_vars = (convert_to_tensor(0, dtype=limit.dtype.base_dtype), loop_vars)
             if shape_invariants is not None:
                 shape_invariants = ([], shape_invariants)
-        flat = [convert_to_tensor(v) for v in nest.flatten(loop_vars)]
+        templates = nest.flatten(loop_vars)  # TensorArrays travel through the loop as their flow
+        flat = [v.flow if isinstance(v, TensorArray) else convert_to_tensor(v) for v in templates]
         invariants = nest.flatten(shape_invariants) if shape_invariants is not None else [None] * len(flat)
         if len(invariants) != len(flat):
             raise ValueError("shape_invariants must have the same structure as loop_vars")
@@ -80,7 +82,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
             enters = _enter_loop_vars(context, flat, invariants)
             merges = [primitives.merge([e, e])[0] for e in enters]
             context.pivot = merges[0].op
-            packed = nest.pack_sequence_as(loop_vars, merges)
+            packed = _repack(loop_vars, templates, merges)
             pred = convert_to_tensor(_call(cond, packed))
             if pred.dtype.base_dtype.name != "bool" or pred.shape.ndims not in (None, 0):
                 raise ValueError(f"cond must return a boolean scalar, got {pred}")
@@ -88,7 +90,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
             switches = [primitives.switch(m, pivot) for m in merges]
             body_vars = [identity(s[1]) for s in switches]
             context.pivot = body_vars[0].op
-            result = _call(body, nest.pack_sequence_as(loop_vars, body_vars))
+            result = _call(body, _repack(loop_vars, templates, body_vars))
             if not nest.is_sequence(loop_vars) and nest.is_sequence(result) and len(result) == 1:
                 result = result[0]
             elif isinstance(loop_vars, (list, tuple)) and len(loop_vars) == 1 and not nest.is_sequence(result):
@@ -99,7 +101,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
                 raise ValueError(f"body must return the structure of loop_vars: {err}") from None
             nexts = []
             for r, m in zip(nest.flatten(result), merges):
-                r = convert_to_tensor(r, dtype=m.dtype.base_dtype)
+                r = r.flow if isinstance(r, TensorArray) else convert_to_tensor(r, dtype=m.dtype.base_dtype)
                 nexts.append(primitives.next_iteration(r))
             _check_shapes(merges, nexts, invariants)
             for m, n in zip(merges, nexts):
@@ -107,13 +109,18 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
             exits = [primitives.exit(s[0]) for s in switches]
         finally:
             context.exit()
-        output = nest.pack_sequence_as(loop_vars, exits)
+        output = _repack(loop_vars, templates, exits)
         if maximum_iterations is not None:
             output = output[1]
         flat_out = nest.flatten(output)
         if not return_same_structure and len(flat_out) == 1:
             return flat_out[0]  # TF1 returns a lone loop variable unwrapped
         return output
+
+
+def _repack(structure: Any, templates: list[Any], tensors: list[Tensor]) -> Any:
+    values = [t._with_flow(x) if isinstance(t, TensorArray) else x for t, x in zip(templates, tensors)]
+    return nest.pack_sequence_as(structure, values)
 
 
 def _as_structure(loop_vars: Any, result: Any) -> Any:
