@@ -37,7 +37,7 @@ class TensorArrayState:
     def _fail(self, message: str) -> None:
         raise errors.InvalidArgumentError(None, None, f"TensorArray {self.name}: {message}")
 
-    def write(self, index: int, value: Any) -> None:
+    def write(self, index: int, value: Any, infer_shape: bool = True) -> None:
         with self.lock:
             if self.closed:
                 self._fail("Could not write to TensorArray because it has already been closed.")
@@ -57,7 +57,7 @@ class TensorArrayState:
                 self._fail(f"Could not write to TensorArray index {index} because the value shape is "
                            f"{list(value.shape)} which is incompatible with the TensorArray's inferred element "
                            f"shape: {self.element_shape}")
-            if self.element_shape.ndims is None or not self.element_shape.is_fully_defined():
+            if infer_shape and not self.element_shape.is_fully_defined():
                 self.element_shape = self.element_shape.merge_with(value.shape)
             self.elements[index] = value
 
@@ -238,7 +238,7 @@ def _split_kernel(ctx: Any) -> Any:
             state.element_shape = relaxed
         start = 0
         for i, n in enumerate(lengths):
-            state.write(i, value[start:start + int(n)])
+            state.write(i, value[start:start + int(n)], infer_shape=False)
             start += int(n)
         return flow
     return split
