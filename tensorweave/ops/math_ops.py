@@ -806,3 +806,7 @@ def _install_operators() -> list[str]:
 
 # TF1 keeps Tensor.__eq__/__ne__ identity-based (tensors are dict keys), so they are not here.
 OVERLOADED_OPERATORS: list[str] = _install_operators()
+
+
+# The gradients of these ops (imported last: they are built from the wrappers above).
+from tensorweave.ops import math_grad as _math_grad  # noqa: E402,F401

@@ -48,6 +48,20 @@ class Variable:
             collections.append(GraphKeys.TRAINABLE_VARIABLES)
         init_from_fn = callable(initial_value)
         graph = _graph.get_default_graph()
+        # Like TF's init_scope: a variable built inside cond/while lives outside the control flow.
+        saved_context, graph._control_flow_context = graph._control_flow_context, None
+        try:
+            with graph.control_dependencies(None):
+                self._build(graph, initial_value, init_from_fn, name, dtype, shape, validate_shape)
+        finally:
+            graph._control_flow_context = saved_context
+        self._trainable = trainable
+        self._constraint = constraint
+        self._save_slice_info = None
+        graph.add_to_collections(collections, self)
+
+    def _build(self, graph: _graph.Graph, initial_value: Any, init_from_fn: bool, name: Optional[str],
+               dtype: Any, shape: Any, validate_shape: bool) -> None:
         with graph.as_default(), _graph.name_scope(name, "Variable",
                                                    [] if init_from_fn else [initial_value]) as scope:
             if init_from_fn:
@@ -69,10 +83,6 @@ class Variable:
                 self._initializer_op = state_ops.assign(self._variable, initial, validate_shape=validate_shape,
                                                         name="Assign").op
                 self._snapshot = identity(self._variable, name="read")
-        self._trainable = trainable
-        self._constraint = constraint
-        self._save_slice_info = None
-        graph.add_to_collections(collections, self)
 
     def _init_from_graph(self, variable_def: Any) -> None:
         graph = _graph.get_default_graph()
