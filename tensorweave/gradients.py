@@ -35,7 +35,9 @@ class RegisterGradient:
         self._op_type = op_type
 
     def __call__(self, fn: Callable) -> Callable:
-        if self._op_type in _CUSTOM_GRADIENTS:
+        from tensorweave.framework.op_def import registered_ops
+        built_in = registered_ops().get(self._op_type)
+        if self._op_type in _CUSTOM_GRADIENTS or (built_in is not None and built_in.gradient_fn is not None):
             raise KeyError(f"Registering two gradient with name '{self._op_type}'!")
         _CUSTOM_GRADIENTS[self._op_type] = fn
         return fn
@@ -129,6 +131,9 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
         grads: dict[Tensor, list[Any]] = collections.defaultdict(list)
         for y, gy in zip(ys, grad_ys):
             if gy is None:
+                if y.dtype.base_dtype.is_complex:
+                    raise TypeError(f"Gradients of complex tensors ({y}) must set grad_ys (y.dtype = "
+                                    f"{y.dtype.base_dtype.name})")
                 with graph.name_scope("grad_ys_0" if len(ys) == 1 else None):
                     gy = array_ops.ones_like(y)
             grads[y].append(_as_tensor(gy) if not isinstance(gy, IndexedSlices) else gy)
@@ -227,7 +232,7 @@ def hessians(ys: Any, xs: Any, name: str = "hessians", **kwargs: Any) -> list[Te
         n = flat.shape[0].value
         if n is None:
             raise ValueError("hessians needs a statically known number of elements")
-        rows = [gradients(flat[i], x)[0] for i in range(n)]
+        rows = [gradients(flat[i], x, **kwargs)[0] for i in range(n)]
         results.append(array_ops.reshape(array_ops.stack(rows), x.shape.as_list() + x.shape.as_list()))
     return results
 

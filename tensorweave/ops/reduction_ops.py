@@ -622,3 +622,141 @@ def _broadcast_gradient_args_kernel(ctx: Any) -> Callable:
 def broadcast_gradient_args(s0: Any, s1: Any, name: Optional[str] = None) -> Any:
     """Reduction indices for the gradients of two broadcast operands with shapes s0 and s1."""
     return apply_op(BroadcastGradientArgs, name=name, s0=s0, s1=s1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Gradients (TF's formulas), built from array and math ops. Those modules are imported on use:
+# math_ops imports this module.
+# ---------------------------------------------------------------------------------------------
+for _op in (All, Any_, ArgMax, ArgMin, BroadcastGradientArgs):
+    _op.not_differentiable()
+
+
+def _grad_modules() -> tuple[Any, Any, Any]:
+    from tensorweave.ops import array_ops, math_grad, math_ops
+    return array_ops, math_ops, math_grad
+
+
+def reduced_shape(input_shape: Any, axes: Any) -> Tensor:
+    """TF's math_ops.reduced_shape: the int32 vector `input_shape` with the dimensions in
+    `axes` (negative ones counted from the end) set to 1: the kept-dims output shape."""
+    array_ops, math_ops, _ = _grad_modules()
+    rank = array_ops.size(input_shape)
+    axes = math_ops.cast(array_ops.reshape(axes, [-1]), _dtypes.int32)
+    axes = math_ops.floormod(axes + rank, math_ops.maximum(rank, 1))  # a scalar input has no axes
+    hits = unsorted_segment_sum(array_ops.ones_like(axes), axes, rank)
+    return math_ops.where_v2(math_ops.greater(hits, 0), array_ops.ones_like(input_shape), input_shape)
+
+
+def _static_shapes(op: Any) -> Optional[tuple[list[int], list[int]]]:
+    """(input dims, kept-dims output dims) as lists when the input shape and the axes are
+    known at graph time."""
+    x_shape = op.inputs[0].shape
+    axes = tensor_util.constant_value(op.inputs[1])
+    if axes is None or not x_shape.is_fully_defined():
+        return None
+    dims = x_shape.as_list()
+    reduced = {int(a) % len(dims) for a in np.reshape(axes, -1)} if dims else set()
+    return dims, [1 if i in reduced else d for i, d in enumerate(dims)]
+
+
+def _to_kept_dims(op: Any, tensors: list[Any]) -> tuple[Any, bool, list[Any]]:
+    """(input shape, whether it is static and equal to the kept-dims shape, `tensors` of the
+    output's shape reshaped to the kept-dims shape, so that they broadcast against the input)."""
+    array_ops = _grad_modules()[0]
+    static = _static_shapes(op)
+    if static is not None:
+        input_shape, kept = static
+    else:
+        input_shape = array_ops.shape(op.inputs[0])
+        kept = None if op.get_attr("keep_dims") else reduced_shape(input_shape, op.inputs[1])
+    if not op.get_attr("keep_dims"):
+        tensors = [array_ops.reshape(t, kept) for t in tensors]
+    return input_shape, static is not None and static[0] == static[1], tensors
+
+
+@Sum.gradient
+def _sum_grad(op: Any, grad: Any) -> list[Any]:
+    """The gradient copied back over the reduced dimensions."""
+    array_ops, _, math_grad = _grad_modules()
+    input_shape, unreduced, (grad,) = _to_kept_dims(op, [math_grad.dense(grad)])
+    if unreduced:
+        return [grad, None]
+    return [array_ops.broadcast_to(grad, input_shape), None]
+
+
+@Mean.gradient
+def _mean_grad(op: Any, grad: Any) -> list[Any]:
+    """Sum's gradient divided by the number of elements averaged."""
+    array_ops, math_ops, _ = _grad_modules()
+    sum_grad = _sum_grad(op, grad)[0]
+    dtype = sum_grad.dtype.base_dtype
+    x_shape, y_shape = op.inputs[0].shape, op.outputs[0].shape
+    if x_shape.is_fully_defined() and y_shape.is_fully_defined():
+        factor: Any = x_shape.num_elements() // max(y_shape.num_elements(), 1)
+        from tensorweave.ops.constant_op import constant
+        factor = constant(factor, dtype=dtype)
+    else:
+        factor = math_ops.floordiv(array_ops.size(op.inputs[0]),
+                                   math_ops.maximum(array_ops.size(op.outputs[0]), 1))
+        factor = math_ops.cast(factor, dtype)
+    return [math_ops.realdiv(sum_grad, factor), None]
+
+
+@Prod.gradient
+def _prod_grad(op: Any, grad: Any) -> list[Any]:
+    """grad times the product of the other elements reduced together, computed without
+    dividing by zero: with no zero it is prod / x; with one zero, the product of the
+    non-zeros at the zero and 0 elsewhere; with two or more zeros, 0 (TF's values; TF gets
+    them from exclusive cumulative products, which tensorweave has no op for)."""
+    array_ops, math_ops, math_grad = _grad_modules()
+    x, axes = op.inputs
+    _, _, (grad,) = _to_kept_dims(op, [math_grad.dense(grad)])
+    zero = array_ops.zeros([], dtype=x.dtype.base_dtype)
+    is_zero = math_ops.equal(x, zero)
+    safe_x = math_ops.where_v2(is_zero, array_ops.ones([], dtype=x.dtype.base_dtype), x)
+    nonzero_prod = reduce_prod(safe_x, axes, keepdims=True)
+    num_zeros = reduce_sum(math_ops.cast(is_zero, _dtypes.int32), axes, keepdims=True)
+    at_zero = math_ops.where_v2(math_ops.equal(num_zeros, 1), nonzero_prod, zero)
+    elsewhere = math_ops.where_v2(math_ops.equal(num_zeros, 0),
+                                  math_ops.realdiv(nonzero_prod, safe_x), zero)
+    others = math_ops.where_v2(is_zero, at_zero, elsewhere)
+    return [math_ops.multiply(grad, math_grad.conj(others)), None]
+
+
+def _max_min_grad(op: Any, grad: Any) -> list[Any]:
+    """The gradient goes to the elements equal to the extremum, split equally among ties."""
+    _, math_ops, math_grad = _grad_modules()
+    x, axes = op.inputs
+    _, _, (y, grad) = _to_kept_dims(op, [op.outputs[0], math_grad.dense(grad)])
+    indicators = math_ops.cast(math_ops.equal(y, x), grad.dtype.base_dtype)
+    num_selected = reduce_sum(indicators, axes, keepdims=True)
+    return [math_ops.multiply(math_ops.realdiv(indicators, num_selected), grad), None]
+
+
+Max.gradient(_max_min_grad)
+Min.gradient(_max_min_grad)
+
+
+@AddN.gradient
+def _add_n_grad(op: Any, grad: Any) -> list[Any]:
+    return [grad] * len(op.inputs)
+
+
+@UnsortedSegmentSum.gradient
+def _unsorted_segment_sum_grad(op: Any, grad: Any) -> list[Any]:
+    """output[i] sums data[j] with ids[j] == i, so data's gradient is grad gathered at the ids
+    (0 where an id is negative: those elements were dropped)."""
+    array_ops, math_ops, math_grad = _grad_modules()
+    ids = op.inputs[1]
+    gathered = array_ops.gather(math_grad.dense(grad), math_ops.maximum(ids, array_ops.zeros_like(ids)))
+    kept = math_ops.greater_equal(ids, array_ops.zeros([], dtype=ids.dtype.base_dtype))
+    if gathered.shape.ndims is not None and ids.shape.ndims is not None:
+        from tensorweave.ops.constant_op import constant
+        trailing = constant([1] * (gathered.shape.ndims - ids.shape.ndims), dtype=_dtypes.int32)
+    else:
+        extra = array_ops.rank(gathered) - array_ops.rank(ids)
+        trailing = array_ops.ones(array_ops.expand_dims(extra, 0), dtype=_dtypes.int32)
+    kept = array_ops.reshape(kept, array_ops.concat([array_ops.shape(ids), trailing], 0))
+    zero = array_ops.zeros([], dtype=gathered.dtype.base_dtype)
+    return [math_ops.where_v2(kept, gathered, zero), None, None]
