@@ -105,6 +105,9 @@ def _dynamic_partition_grad(op: Any, *grads: Any) -> list[Any]:
 def dynamic_partition(data: Any, partitions: Any, num_partitions: int, name: Optional[str] = None) -> Any:
     """Splits `data` into `num_partitions` tensors: output i holds the slices data[j] with
     partitions[j] == i, in their original order."""
+    if isinstance(num_partitions, int) and num_partitions < 1:  # the attr's minimum, checked early
+        raise ValueError(f"Attr 'num_partitions' of 'DynamicPartition' Op passed {num_partitions} less "
+                         f"than minimum 1.")
     return apply_op(DynamicPartition, name=name, data=data, partitions=partitions,
                     num_partitions=num_partitions)
 

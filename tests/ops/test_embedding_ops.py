@@ -145,31 +145,29 @@ def _mod_shards(table, n):
     return [table[p::n] for p in range(n)]
 
 
-@pytest.mark.parametrize("ids", [[0, 9, 4, 4, 7, 1], [[5, 2], [8, 0], [3, 3]]])
-@pytest.mark.parametrize("sizes", [(4, 3, 3), (2, 4, 4)])   # TF's "div" layout, and an uneven one
-def test_sharded_lookup_equals_unsharded(ids, sizes):
-    want = TABLE[np.asarray(ids)]
-    mod = embedding_ops.embedding_lookup([tf.constant(s) for s in _mod_shards(TABLE, 3)], ids)
-    check_op(mod, want)
-    div = embedding_ops.embedding_lookup([tf.constant(s) for s in _shards(TABLE, (4, 3, 3))], ids,
-                                         partition_strategy="div")
-    check_op(div, want)
-    assert div.shape.as_list() == list(np.shape(ids)) + [4]
-    # "div" over shards whose sizes differ from TF's layout is still TF's id -> shard rule
-    odd = embedding_ops.embedding_lookup([tf.constant(s) for s in _shards(TABLE, sizes)], [0, 3, 4, 9],
-                                         partition_strategy="div")
-    total = sum(sizes)
-    per, extras = divmod(total, 3)
-    owner = [max(i // (per + 1), (i - extras) // per) for i in [0, 3, 4, 9]]
-    rows = [i % (per + 1) if p < extras else (i - extras) % per for i, p in zip([0, 3, 4, 9], owner)]
-    shards = _shards(TABLE, sizes)
-    check_op(odd, np.stack([shards[p][r] for p, r in zip(owner, rows)]))
+def _div_shards(table, n):
+    """TF's "div" layout: contiguous blocks, the first (rows % n) one row larger."""
+    per, extras = divmod(len(table), n)
+    return _shards(table, [per + 1] * extras + [per] * (n - extras))
+
+
+@pytest.mark.parametrize("rows,n", [(10, 3), (11, 3), (7, 2), (5, 5), (10, 4)])
+@pytest.mark.parametrize("ids_shape", [(12,), (4, 3)])
+def test_sharded_lookup_equals_unsharded(rows, n, ids_shape):
+    table = np.random.RandomState(rows).uniform(size=(rows, 3)).astype(np.float32)
+    ids = np.random.RandomState(n).randint(0, rows, ids_shape).astype(np.int32)
+    want = table[ids]
+    for strategy, shards in (("mod", _mod_shards(table, n)), ("div", _div_shards(table, n))):
+        out = embedding_ops.embedding_lookup([tf.constant(s) for s in shards], ids,
+                                             partition_strategy=strategy)
+        assert out.shape.as_list() == list(ids_shape) + [3]
+        check_op(out, want)
 
 
 def test_sharded_lookup_with_unknown_shapes_and_int64_ids():
     ids = tf.placeholder(tf.int64, [None, 2])
     shard_phs = [tf.placeholder(tf.float32, [None, 4]) for _ in range(3)]
-    for strategy, parts in (("mod", _mod_shards(TABLE, 3)), ("div", _shards(TABLE, (4, 3, 3)))):
+    for strategy, parts in (("mod", _mod_shards(TABLE, 3)), ("div", _div_shards(TABLE, 3))):
         out = embedding_ops.embedding_lookup(shard_phs, ids, partition_strategy=strategy)
         assert out.shape.as_list() == [None, 2, 4]
         feed = dict(zip(shard_phs, parts))
@@ -236,7 +234,7 @@ def _sparse_step(optimizer, shards=1):
         params = tables = [tf.Variable(init)]
         params = params[0]
     else:
-        tables = [tf.Variable(s) for s in _shards(init, [334, 333, 333])]
+        tables = [tf.Variable(s) for s in _div_shards(init, shards)]
         params = tables
     rows = embedding_ops.embedding_lookup(params, IDS, partition_strategy="div")
     grads = optimizer.compute_gradients(rows, var_list=tables, grad_loss=tf.constant(g))
