@@ -6,6 +6,9 @@ SplitV, Pack, Unpack, list autopacking), slicing_ops.py (Slice, StridedSlice and
 `Tensor.__getitem__`, GatherV2, Where, boolean_mask, ReverseV2) and fill_ops.py (Fill,
 zeros/ones(_like), Range, LinSpace, OneHot, Pad). Their names are also reachable as attributes
 of this module (`array_ops.zeros`, `array_ops.concat`), as in TensorFlow.
+
+Each op's gradient (TF's formula, or a not-differentiable mark) is registered under its
+declaration; gradients that need the math family import it on use, since it imports this module.
 """
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ from tensorweave.ops import shape_fns
 from tensorweave.ops.constant_op import constant
 
 __all__ = ["identity", "stop_gradient", "shape", "shape_n", "size", "rank", "reshape", "transpose",
-           "expand_dims", "squeeze", "tile", "broadcast_to",
+           "invert_permutation", "expand_dims", "squeeze", "tile", "broadcast_to", "unique",
            # re-exported from the sibling modules (resolved by __getattr__ below), so that
            # `from tensorweave.ops.array_ops import *` gives the whole family as in TF
            "concat", "split", "stack", "unstack",
@@ -102,6 +105,17 @@ def _prod(values: Sequence[int]) -> int:
     return n
 
 
+def _dense(grad: Any) -> Tensor:
+    """A gradient as a dense tensor (an IndexedSlices is scattered into its dense shape)."""
+    return convert_to_tensor(grad)
+
+
+def _like_input(op: Any, grad: Any) -> Tensor:
+    """`grad` reshaped to the shape of the op's first input (the gradient of ops that only
+    reshape: Reshape, ExpandDims, Squeeze)."""
+    return reshape(_dense(grad), shape(op.inputs[0]))
+
+
 # ---------------------------------------------------------------------------------------------
 # Identity, StopGradient
 # ---------------------------------------------------------------------------------------------
@@ -135,6 +149,7 @@ StopGradient = define_op("StopGradient", inputs=["input: T"], outputs=["output: 
                          shape_fn=shape_fns.unchanged, forwards_input=True)
 StopGradient.kernel()(_identity_kernel)
 StopGradient.registrations["constant_value"] = _forward_constant
+StopGradient.not_differentiable()
 
 
 def stop_gradient(input: Any, name: Optional[str] = None) -> Any:  # noqa: A002
@@ -204,6 +219,8 @@ for _op in (Shape, ShapeN):
     _op.registrations["partial_shape_value"] = lambda t: t.op.inputs[t.value_index].shape
 Size.registrations["constant_value"] = _size_constant
 Rank.registrations["constant_value"] = _rank_constant
+for _op in (Shape, ShapeN, Size, Rank):
+    _op.not_differentiable()
 
 
 def shape(input: Any, name: Optional[str] = None, out_type: Any = _dtypes.int32) -> Any:  # noqa: A002
@@ -211,8 +228,8 @@ def shape(input: Any, name: Optional[str] = None, out_type: Any = _dtypes.int32)
     with name_scope(name, "Shape", [input]) as scope:
         x = convert_to_tensor(input)
         out_type = _dtypes.as_dtype(out_type)
-        if x.shape.is_fully_defined():
-            return constant(x.shape.as_list(), dtype=out_type, name=scope)
+        if x.shape.is_fully_defined():  # (an array, so a scalar's [] is an int vector)
+            return constant(np.array(x.shape.as_list(), dtype=out_type.as_numpy_dtype), name=scope)
         return apply_op(Shape, name=scope, input=x, out_type=out_type)
 
 
@@ -320,6 +337,11 @@ def _reshape_constant(t: Tensor) -> Optional[np.ndarray]:
 Reshape.registrations["constant_value"] = _reshape_constant
 
 
+@Reshape.gradient
+def _reshape_grad(op: Any, grad: Any) -> list[Any]:
+    return [_like_input(op, grad), None]
+
+
 def reshape(tensor: Any, shape: Any, name: Optional[str] = None) -> Any:  # noqa: A002
     """Reshapes `tensor` to `shape`; one dimension may be -1 and is then inferred."""
     return apply_op(Reshape, name=name, tensor=tensor, shape=index_input(shape))
@@ -406,6 +428,70 @@ def transpose(a: Any, perm: Any = None, name: str = "transpose", conjugate: bool
         return apply_op(op, name=scope, x=a, perm=index_input(perm, "perm"))
 
 
+@Transpose.gradient
+def _transpose_grad(op: Any, grad: Any) -> list[Any]:
+    return [transpose(_dense(grad), invert_permutation(op.inputs[1])), None]
+
+
+@ConjugateTranspose.gradient
+def _conjugate_transpose_grad(op: Any, grad: Any) -> list[Any]:
+    return [transpose(_dense(grad), invert_permutation(op.inputs[1]), conjugate=True), None]
+
+
+def _invert_permutation_shape(op: Any) -> list[TensorShape]:
+    x = op.inputs[0].shape
+    if x.ndims is not None and x.ndims != 1:
+        raise shape_error(op, f"Shape must be rank 1 but is rank {x.ndims}")
+    return [TensorShape([x[0].value if x.ndims == 1 else None])]
+
+
+InvertPermutation = define_op("InvertPermutation", inputs=["x: T"], outputs=["y: T"],
+                              attrs=["T: {int32, int64} = int32"], shape_fn=_invert_permutation_shape)
+
+
+def _inverse_permutation(perm: Sequence[int], error: Any) -> list[int]:
+    n = len(perm)
+    inverse = [-1] * n
+    for i, d in enumerate(perm):
+        if not 0 <= d < n:
+            raise error(f"{d} is not between 0 and {n}")
+        if inverse[d] != -1:
+            raise error(f"{d} is duplicated in the input.")
+        inverse[d] = i
+    return inverse
+
+
+@InvertPermutation.kernel()
+def _invert_permutation_kernel(ctx: Any) -> Any:
+    np_t = ctx.output_dtypes[0].as_numpy_dtype
+
+    def compute(x: Any) -> Any:
+        if np.ndim(x) != 1:
+            raise invalid("invert_permutation expects a 1D vector.")
+        return np.array(_inverse_permutation(host_ints(x), invalid), dtype=np_t)
+
+    return compute
+
+
+def _invert_permutation_constant(t: Tensor) -> Optional[np.ndarray]:
+    perm = const_ints(t.op.inputs[0])
+    if perm is None or t.op.inputs[0].shape.ndims != 1:
+        return None
+    try:
+        return np.array(_inverse_permutation(perm, ValueError), dtype=t.dtype.as_numpy_dtype)
+    except ValueError:  # not a permutation: the kernel reports it at run time
+        return None
+
+
+InvertPermutation.registrations["constant_value"] = _invert_permutation_constant
+InvertPermutation.not_differentiable()
+
+
+def invert_permutation(x: Any, name: Optional[str] = None) -> Any:
+    """y[x[i]] = i: the inverse of the permutation `x` of 0 .. n-1."""
+    return apply_op(InvertPermutation, name=name, x=index_input(x))
+
+
 # ---------------------------------------------------------------------------------------------
 # ExpandDims, Squeeze
 # ---------------------------------------------------------------------------------------------
@@ -453,6 +539,11 @@ def expand_dims(input: Any, axis: Any = None, name: Optional[str] = None,  # noq
     if axis is None:
         raise ValueError("Must specify an axis argument to tf.expand_dims()")
     return apply_op(ExpandDims, name=name, input=input, dim=index_input(axis))
+
+
+@ExpandDims.gradient
+def _expand_dims_grad(op: Any, grad: Any) -> list[Any]:
+    return [_like_input(op, grad), None]
 
 
 def _squeeze_shape(op: Any) -> list[TensorShape]:
@@ -517,6 +608,11 @@ def squeeze(input: Any, axis: Any = None, name: Optional[str] = None,  # noqa: A
     return apply_op(Squeeze, name=name, input=input, squeeze_dims=[int(a) for a in (axis or [])])
 
 
+@Squeeze.gradient
+def _squeeze_grad(op: Any, grad: Any) -> list[Any]:
+    return [_like_input(op, grad)]
+
+
 # ---------------------------------------------------------------------------------------------
 # Tile, BroadcastTo
 # ---------------------------------------------------------------------------------------------
@@ -564,6 +660,25 @@ def tile(input: Any, multiples: Any, name: Optional[str] = None) -> Any:  # noqa
     return apply_op(Tile, name=name, input=input, multiples=index_input(multiples))
 
 
+@Tile.gradient
+def _tile_grad(op: Any, grad: Any) -> list[Any]:
+    """The output is the input repeated: viewed as [m0, d0, m1, d1, ...] (multiples
+    interleaved with the input's dims), the gradient sums over the multiples' axes."""
+    from tensorweave.ops import math_ops  # on use: the math family imports this module
+    x, multiples = op.inputs
+    mult = const_ints(multiples)
+    if mult is not None and x.shape.is_fully_defined():
+        split_shape: Any = [v for pair in zip(mult, x.shape.as_list()) for v in pair]
+        axes: Any = list(range(0, len(split_shape), 2))
+    else:
+        in_shape = shape(x, out_type=multiples.dtype.base_dtype)
+        split_shape = reshape(transpose(_concat_ops.stack([multiples, in_shape])), [-1])
+        axes = _fill_ops.range(0, size(split_shape), 2)
+    summed = math_ops.reduce_sum(reshape(_dense(grad), split_shape), axes)
+    summed.set_shape(x.shape)
+    return [summed, None]
+
+
 def _broadcast_to_shape(op: Any) -> list[TensorShape]:
     target = tensor_util.constant_value_as_shape(op.inputs[1])
     in_shape = op.inputs[0].shape
@@ -606,6 +721,15 @@ def broadcast_to(input: Any, shape: Any, name: Optional[str] = None) -> Any:  # 
     return apply_op(BroadcastTo, name=name, input=input, shape=index_input(shape))
 
 
+# The output gradient has the broadcast shape; tf.gradients sums it down to the input's.
+BroadcastTo.registrations["broadcasts"] = True
+
+
+@BroadcastTo.gradient
+def _broadcast_to_grad(op: Any, grad: Any) -> list[Any]:
+    return [_dense(grad), None]
+
+
 # The sibling modules define the rest of the family; importing them registers their ops and
 # Tensor.__getitem__ whenever this module is imported.
 from tensorweave.ops import concat_ops as _concat_ops  # noqa: E402
@@ -618,3 +742,7 @@ def __getattr__(name: str) -> Any:
         if hasattr(module, name):
             return getattr(module, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# tf.unique lives with the segment ops; the optimizers reach it as array_ops.unique, as in TF.
+from tensorweave.ops.segment_ops import unique  # noqa: E402

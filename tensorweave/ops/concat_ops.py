@@ -136,6 +136,34 @@ def concat(values: Any, axis: Any, name: str = "concat") -> Any:
     return apply_op(ConcatV2, name=name, values=list(values), axis=index_input(axis))
 
 
+@ConcatV2.gradient
+def _concat_grad(op: Any, grad: Any) -> list[Any]:
+    """The gradient split back into pieces of the inputs' sizes along the axis (one SplitV;
+    the sizes are read at run time when they are not static)."""
+    from tensorweave.ops import array_ops, math_ops  # on use: import cycle
+    values, axis_t = op.inputs[:-1], op.inputs[-1]
+    grad = convert_to_tensor(grad)
+    axis, rank_ = const_int(axis_t), _static_rank(values)
+    if axis is not None and rank_ is not None:
+        axis %= rank_
+        sizes = [v.shape[axis].value if v.shape.ndims is not None else None for v in values]
+        if None not in sizes:
+            return split(grad, np.array(sizes, np.int32), axis, num=len(values)) + [None]
+    else:
+        if axis_t.dtype.base_dtype != _dtypes.int32:
+            axis_t = math_ops.cast(axis_t, _dtypes.int32)
+        axis = math_ops.floormod(axis_t, array_ops.rank(values[0]))
+    sizes_t = array_ops.gather(stack(array_ops.shape_n(list(values))), axis, axis=1)
+    return split(grad, sizes_t, axis, num=len(values)) + [None]
+
+
+def _static_rank(values: Sequence[Tensor]) -> Optional[int]:
+    for v in values:
+        if v.shape.ndims is not None:
+            return v.shape.ndims
+    return None
+
+
 # ---------------------------------------------------------------------------------------------
 # Split, SplitV
 # ---------------------------------------------------------------------------------------------
@@ -261,6 +289,22 @@ def split(value: Any, num_or_size_splits: Any, axis: Any = 0, num: Optional[int]
         if num is None:
             raise ValueError(f"Cannot infer num from shape {num_or_size_splits}")
     return apply_op(SplitV, name=name, value=value, size_splits=size_splits, split_dim=axis, num_split=num)
+
+
+def _dense_grads(op: Any, grads: Sequence[Any]) -> list[Tensor]:
+    """Each output's gradient as a tensor; zeros for outputs that got none."""
+    from tensorweave.ops import fill_ops  # on use: import cycle
+    return [fill_ops.zeros_like(t) if g is None else convert_to_tensor(g) for t, g in zip(op.outputs, grads)]
+
+
+@Split.gradient
+def _split_grad(op: Any, *grads: Any) -> list[Any]:
+    return [None, concat(_dense_grads(op, grads), op.inputs[0])]
+
+
+@SplitV.gradient
+def _split_v_grad(op: Any, *grads: Any) -> list[Any]:
+    return [concat(_dense_grads(op, grads), op.inputs[2]), None, None]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -422,6 +466,16 @@ def unstack(value: Any, num: Optional[int] = None, axis: int = 0, name: str = "u
         if num is None:
             raise ValueError(f"Cannot infer num from shape {s}")
     return apply_op(Unpack, name=name, value=value, num=num, axis=axis)
+
+
+@Pack.gradient
+def _pack_grad(op: Any, grad: Any) -> list[Any]:
+    return unstack(convert_to_tensor(grad), num=op.get_attr("N"), axis=op.get_attr("axis"))
+
+
+@Unpack.gradient
+def _unpack_grad(op: Any, *grads: Any) -> list[Any]:
+    return [stack(_dense_grads(op, grads), axis=op.get_attr("axis"))]
 
 
 # Lists and tuples holding tensors convert to a Pack of their elements (TF's autopacking), so

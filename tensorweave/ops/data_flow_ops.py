@@ -22,7 +22,7 @@ from tensorweave.ops import array_ops
 from tensorweave.ops import segment_ops as _segment_ops  # noqa: F401  (IndexedSlices -> Tensor)
 from tensorweave.ops.array_ops import fmt_shape, shape_error
 
-__all__ = ["dynamic_partition", "dynamic_stitch", "parallel_dynamic_stitch"]
+__all__ = ["dynamic_partition", "dynamic_stitch"]  # parallel_dynamic_stitch: not in TF1's namespace
 
 
 def _invalid(message: str) -> errors.InvalidArgumentError:

@@ -88,6 +88,12 @@ def fill(dims: Any, value: Any, name: Optional[str] = None) -> Any:
     return apply_op(Fill, name=name, dims=index_input(dims), value=value)
 
 
+@Fill.gradient
+def _fill_grad(op: Any, grad: Any) -> list[Any]:
+    from tensorweave.ops import math_ops  # on use: import cycle
+    return [None, math_ops.reduce_sum(convert_to_tensor(grad))]
+
+
 # ---------------------------------------------------------------------------------------------
 # zeros, ones, ZerosLike, OnesLike
 # ---------------------------------------------------------------------------------------------
@@ -134,6 +140,11 @@ ZerosLike = define_op("ZerosLike", inputs=["x: T"], outputs=["y: T"], attrs=["T:
                       shape_fn=shape_fns.unchanged)
 OnesLike = define_op("OnesLike", inputs=["x: T"], outputs=["y: T"],
                      attrs=[f"T: {{{_NUMBER_TYPES}, bool}}"], shape_fn=shape_fns.unchanged)
+
+
+# As in TF: the result does not depend on the input's values.
+ZerosLike.not_differentiable()
+OnesLike.not_differentiable()
 
 
 @ZerosLike.kernel()
@@ -236,6 +247,7 @@ def _range_constant(t: Tensor) -> Optional[np.ndarray]:
 
 
 Range.registrations["constant_value"] = _range_constant
+Range.not_differentiable()
 _RANGE_DTYPES = (_dtypes.int32, _dtypes.int64, _dtypes.float32, _dtypes.float64)
 
 
@@ -283,6 +295,9 @@ def _linspace_shape(op: Any) -> list[TensorShape]:
 LinSpace = define_op("LinSpace", inputs=["start: T", "stop: T", "num: Tidx"], outputs=["output: T"],
                      attrs=["T: {float32, float64}", "Tidx: {int32, int64} = int32"],
                      shape_fn=_linspace_shape)
+
+
+LinSpace.not_differentiable()
 
 
 @LinSpace.kernel()
@@ -341,6 +356,9 @@ OneHot = define_op("OneHot", inputs=["indices: TI", "depth: int32", "on_value: T
                    outputs=["output: T"], attrs=["axis: int = -1", "T: type",
                                                  "TI: {uint8, int32, int64} = int64"],
                    shape_fn=_one_hot_shape)
+
+
+OneHot.not_differentiable()  # TF's gradient gives None for every input
 
 
 @OneHot.kernel()
@@ -505,3 +523,102 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", name: Optional[str] 
     if mode in ("REFLECT", "SYMMETRIC"):
         return apply_op(MirrorPad, name=name, input=tensor, paddings=paddings, mode=mode)
     raise ValueError(f"Unknown padding mode: {mode}")
+
+
+@Pad.gradient
+def _pad_grad(op: Any, grad: Any) -> list[Any]:
+    """The gradient's slice that lines up with the input (the padding gets nothing, and, as in
+    TF, PadV2's constant_values gets no gradient)."""
+    x, paddings = op.inputs[0], op.inputs[1]
+    grad = convert_to_tensor(grad)
+    pads = const_ints(paddings)
+    if pads is not None and x.shape.is_fully_defined():
+        begin: Any = np.array(pads[0::2], dtype=np.int32)
+        size: Any = np.array(x.shape.as_list(), dtype=np.int32)
+    else:
+        begin = paddings[:, 0]
+        size = array_ops.shape(x, out_type=paddings.dtype.base_dtype)
+    sliced = _slicing_ops().slice(grad, begin, size)
+    return [sliced, None] + [None] * (len(op.inputs) - 2)
+
+
+PadV2.gradient(_pad_grad)
+
+
+def _slicing_ops() -> Any:
+    from tensorweave.ops import slicing_ops as module  # on use: slicing_ops imports this module
+    return module
+
+
+# MirrorPadGrad: the gradient of MirrorPad, each mirrored element's gradient added back onto
+# the element it copies (TF's op of that name).
+def _mirror_pad_grad_shape(op: Any) -> list[TensorShape]:
+    x, pads_t = op.inputs
+    _require_rank(op, pads_t, 2)
+    pads = const_ints(pads_t)
+    n = x.shape.ndims
+    if pads is None or n is None:
+        return [unknown_shape(n)]
+    if len(pads) != 2 * n:
+        raise shape_error(op, f"Shape must be rank {len(pads) // 2} but is rank {n}")
+    dims = x.shape.as_list()
+    return [TensorShape([None if d is None else d - pads[2 * i] - pads[2 * i + 1]
+                         for i, d in enumerate(dims)])]
+
+
+MirrorPadGrad = define_op("MirrorPadGrad", inputs=["input: T", "paddings: Tpaddings"], outputs=["output: T"],
+                          attrs=_PAD_ATTRS + ["mode: {'REFLECT', 'SYMMETRIC'}"],
+                          shape_fn=_mirror_pad_grad_shape)
+
+
+def _fold_axis(xp: Any, g: Any, axis: int, before: int, after: int, reflect: bool) -> Any:
+    """Adds the padded ends of `g` along `axis` back onto the core they mirror."""
+    g = xp.moveaxis(g, axis, 0)
+    n = g.shape[0] - before - after
+    if n <= 0:
+        raise invalid(f"Total paddings must be less than the input dimension size: {before + after} was "
+                      f"not less than {g.shape[0]}")
+    if reflect and (before >= n or after >= n):
+        raise invalid(f"paddings must be less than the output dimension size: {before}, {after} not less "
+                      f"than {n}")
+    if before > n or after > n:
+        raise invalid(f"paddings must be no greater than the output dimension size: {before}, {after} "
+                      f"greater than {n}")
+    core = g[before:before + n].copy()
+    shift = 1 if reflect else 0  # REFLECT skips the edge element, SYMMETRIC repeats it
+    if before:  # padded[i] copies core[before - 1 - i + shift]
+        core[shift:shift + before] += g[before - 1::-1]
+    if after:  # padded[before + n + j] copies core[n - 1 - shift - j]
+        core[n - shift - after:n - shift] += g[before + n:][::-1]
+    return xp.moveaxis(core, 0, axis)
+
+
+@MirrorPadGrad.kernel()
+def _mirror_pad_grad_kernel(ctx: Any) -> Any:
+    xp, reflect = ctx.xp, ctx.attr("mode") == "REFLECT"
+
+    def compute(g: Any, paddings: Any) -> Any:
+        if np.ndim(paddings) != 2 or np.shape(paddings) != (np.ndim(g), 2):
+            raise invalid(f"paddings must be a matrix with 2 columns and {np.ndim(g)} rows: "
+                          f"{list(np.shape(paddings))}")
+        pads = np.asarray(paddings).tolist()
+        for i, (before, after) in enumerate(pads):
+            if before < 0 or after < 0:
+                raise invalid(f"Paddings must be non-negative: {before} {after}")
+            if before or after:
+                g = _fold_axis(xp, g, i, int(before), int(after), reflect)
+        return xp.array(g, copy=True)  # unaliased even when nothing was padded
+
+    return compute
+
+
+@MirrorPad.gradient
+def _mirror_pad_gradient(op: Any, grad: Any) -> list[Any]:
+    return [apply_op(MirrorPadGrad, input=convert_to_tensor(grad), paddings=op.inputs[1],
+                     mode=op.get_attr("mode")), None]
+
+
+@MirrorPadGrad.gradient
+def _mirror_pad_grad_gradient(op: Any, grad: Any) -> list[Any]:
+    return [apply_op(MirrorPad, input=convert_to_tensor(grad), paddings=op.inputs[1],
+                     mode=op.get_attr("mode")), None]

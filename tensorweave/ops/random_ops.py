@@ -233,6 +233,13 @@ def _random_shuffle_kernel(ctx: Any) -> Callable[..., Any]:
     return compute
 
 
+# Random draws carry no gradient (TF marks them NotDifferentiable); the gradient of a scaled
+# draw such as random_normal(mean=m, stddev=s) flows to m and s through the Mul and Add.
+for _op in (RandomUniform, RandomStandardNormal, TruncatedNormal, RandomUniformInt, Multinomial,
+            RandomShuffle):
+    _op.not_differentiable()
+
+
 # -- TF1 wrappers --------------------------------------------------------------------------------
 def _shape_tensor(shape: Any) -> Any:
     """TF's tensor_util.shape_tensor: a shape given as list/tuple/TensorShape/tensor -> int tensor."""

@@ -77,12 +77,14 @@ def _unique_values(x: Any, idx_type: Any) -> tuple[Any, Any]:
         raise _invalid("unique expects a 1D vector.")
     n = x.shape[0]
     if n <= _SMALL_UNIQUE or x.dtype == object:
-        seen: dict = {}
-        setdefault = seen.setdefault
-        idx = [setdefault(v, len(seen)) for v in x.tolist()]
-        if len(seen) == n:
+        values = x.tolist()
+        seen = dict.fromkeys(values)  # keeps first-occurrence order
+        if len(seen) == n:  # the common case for a batch of ids: nothing repeats
             return x.copy(), np.arange(n, dtype=idx_type)
-        return np.array(list(seen), dtype=x.dtype), np.array(idx, dtype=idx_type)
+        for position, value in enumerate(seen):
+            seen[value] = position
+        idx = np.fromiter(map(seen.__getitem__, values), dtype=idx_type, count=n)
+        return np.array(list(seen), dtype=x.dtype), idx
     _, first, inverse = np.unique(x, return_index=True, return_inverse=True, equal_nan=False)
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
@@ -251,6 +253,24 @@ def _unsorted_segment_shape(op: Any) -> list[TensorShape]:
     return [TensorShape([first] + data.dims[ids.ndims:])]
 
 
+def scatter_reduce(ufunc: Any, out: Any, ids: Any, rows: Any) -> None:
+    """out[ids[j]] = ufunc(out[ids[j]], rows[j]) in order of j, dropping negative ids (as TF's
+    unsorted segment ops do). `out` is [num_segments, ...], `rows` is [len(ids), inner].
+
+    One 1-D `ufunc.at` over element positions: NumPy's fast path for `at` is 1-D only, and
+    the elements of each output row still combine in the order of j."""
+    if ids.size and ids.min() < 0:
+        keep = ids >= 0
+        ids, rows = ids[keep], rows[keep]
+    inner = rows.shape[1]
+    flat_out = out.reshape(-1)  # a view: out is freshly allocated and contiguous
+    if inner == 1:
+        ufunc.at(flat_out, ids, rows.reshape(-1))
+    elif inner:
+        positions = (ids.astype(np.int64)[:, None] * inner + np.arange(inner)).reshape(-1)
+        ufunc.at(flat_out, positions, rows.reshape(-1))
+
+
 def _make_unsorted_kernel(ufunc: Any, empty: str) -> Callable:
     def build(ctx: Any) -> Callable:
         quiet_numpy_warnings()
@@ -271,8 +291,8 @@ def _make_unsorted_kernel(ufunc: Any, empty: str) -> Callable:
                 if flat.max() >= n:
                     bad = int(np.argmax(flat >= n))
                     raise _invalid(f"segment_ids[{bad}] = {int(flat[bad])} is out of range [0, {n})")
-                keep = ids >= 0  # TF drops negative ids
-                ufunc.at(out, ids[keep], data[keep])
+                inner = int(np.prod(data.shape[ids.ndim:], dtype=np.int64))
+                scatter_reduce(ufunc, out, flat, data.reshape((flat.shape[0], inner)))
             return out
 
         return compute

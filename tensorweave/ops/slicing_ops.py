@@ -12,6 +12,7 @@ import numpy as np
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import tensor_util
 from tensorweave.framework.graph import Tensor, is_tensor_like, name_scope
+from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
@@ -106,6 +107,24 @@ def slice(input_: Any, begin: Any, size: Any, name: Optional[str] = None) -> Any
     if not is_tensor_like(size):
         size = convert_to_tensor(size, dtype=begin.dtype.base_dtype)
     return apply_op(Slice, name=name, input=input_, begin=begin, size=size)
+
+
+@Slice.gradient
+def _slice_grad(op: Any, grad: Any) -> list[Any]:
+    """The gradient padded with zeros back to the input's shape: begin[i] before, the rest after."""
+    x, begin_t, _ = op.inputs
+    grad = convert_to_tensor(grad)
+    begin, out_shape = const_ints(begin_t), op.outputs[0].shape
+    if begin is not None and x.shape.is_fully_defined() and out_shape.is_fully_defined():
+        paddings: Any = np.array([[b, d - b - s] for b, d, s in zip(begin, x.shape.as_list(),
+                                                                     out_shape.as_list())],
+                                 dtype=np.int32).reshape(-1, 2)
+    else:
+        index_dtype = begin_t.dtype.base_dtype
+        after = (array_ops.shape(x, out_type=index_dtype) - array_ops.shape(grad, out_type=index_dtype)
+                 - begin_t)
+        paddings = concat_ops.stack([begin_t, after], axis=1)
+    return [_fill_ops.pad(grad, paddings), None, None]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -216,10 +235,10 @@ StridedSlice = define_op(
     shape_fn=_strided_slice_shape, forwards_input=True)
 
 
-@StridedSlice.kernel()
-def _strided_slice_kernel(ctx: Any) -> Any:
-    masks = _Masks.of(ctx.op)
-    cache: dict[tuple, tuple] = {}  # spec -> NumPy index; the spec is nearly always constant
+def _cached_index(masks: _Masks) -> Any:
+    """(begin, end, strides) -> the NumPy index, remembered per kernel: the spec is nearly
+    always constant."""
+    cache: dict[tuple, tuple] = {}
 
     def index_for(begin: Any, end: Any, strides: Any) -> tuple:
         b, e, s = host_ints(begin), host_ints(end), host_ints(strides)
@@ -230,6 +249,14 @@ def _strided_slice_kernel(ctx: Any) -> Any:
             if len(cache) < 64:
                 cache[key] = index
         return index
+
+    return index_for
+
+
+@StridedSlice.kernel()
+def _strided_slice_kernel(ctx: Any) -> Any:
+    masks = _Masks.of(ctx.op)
+    index_for = _cached_index(masks)
 
     def compute(x: Any, begin: Any, end: Any, strides: Any) -> Any:
         try:
@@ -297,6 +324,79 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_
     return apply_op(StridedSlice, name=name, input=input_, begin=begin, end=end, strides=strides,
                     begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
                     new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask)
+
+
+# StridedSliceGrad: the gradient of a strided slice, dy scattered into zeros of `shape` at the
+# positions the slice read (TF's op of that name, which tf.gradients uses).
+def _strided_slice_grad_shape(op: Any) -> list[TensorShape]:
+    for t in op.inputs[:4]:
+        _check_vector(op, t)
+    return [tensor_util.constant_value_as_shape(op.inputs[0])]
+
+
+StridedSliceGrad = define_op(
+    "StridedSliceGrad", inputs=["shape: Index", "begin: Index", "end: Index", "strides: Index", "dy: T"],
+    outputs=["output: T"],
+    attrs=["T: type", "Index: {int32, int64}", "begin_mask: int = 0", "end_mask: int = 0",
+           "ellipsis_mask: int = 0", "new_axis_mask: int = 0", "shrink_axis_mask: int = 0"],
+    shape_fn=_strided_slice_grad_shape)
+
+
+@StridedSliceGrad.kernel()
+def _strided_slice_grad_kernel(ctx: Any) -> Any:
+    masks, xp = _Masks.of(ctx.op), ctx.xp
+    np_t = ctx.output_dtypes[0].as_numpy_dtype
+    index_for = _cached_index(masks)
+
+    def compute(shape_: Any, begin: Any, end: Any, strides: Any, dy: Any) -> Any:
+        dims = host_ints(shape_)
+        if any(d < 0 for d in dims):
+            raise invalid(f"Dimensions must be non-negative, got shape {dims}")
+        out = xp.zeros(dims, dtype=np_t)
+        index = index_for(begin, end, strides)
+        try:
+            target = np.shape(out[index])
+        except IndexError:
+            raise _slice_error(out, begin, end, strides, masks) from None
+        if np.shape(dy) != target:
+            raise invalid(f"shape of dy was {_fmt_dims(np.shape(dy))} instead of {_fmt_dims(target)}")
+        out[index] = dy
+        return out
+
+    return compute
+
+
+def _fmt_dims(dims: Sequence[int]) -> str:
+    return "[" + ",".join(str(d) for d in dims) + "]"
+
+
+def _mask_attrs(op: Any) -> dict[str, int]:
+    return {k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
+                                        "shrink_axis_mask")}
+
+
+def strided_slice_grad(shape: Any, begin: Any, end: Any, strides: Any, dy: Any, begin_mask: int = 0,
+                       end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0,
+                       shrink_axis_mask: int = 0, name: Optional[str] = None) -> Any:
+    """Zeros of `shape` with `dy` written where strided_slice(zeros, begin, end, ...) reads."""
+    return apply_op(StridedSliceGrad, name=name, shape=shape, begin=begin, end=end, strides=strides, dy=dy,
+                    begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
+                    new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask)
+
+
+@StridedSlice.gradient
+def _strided_slice_gradient(op: Any, grad: Any) -> list[Any]:
+    x, begin, end, strides = op.inputs
+    shape_t = array_ops.shape(x, out_type=begin.dtype.base_dtype)
+    return [strided_slice_grad(shape_t, begin, end, strides, convert_to_tensor(grad), **_mask_attrs(op)),
+            None, None, None]
+
+
+@StridedSliceGrad.gradient
+def _strided_slice_grad_gradient(op: Any, grad: Any) -> list[Any]:
+    _, begin, end, strides, _ = op.inputs
+    sliced = strided_slice(convert_to_tensor(grad), begin, end, strides, **_mask_attrs(op))
+    return [None, None, None, None, sliced]
 
 
 _SLICE_TYPE_ERROR = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
@@ -471,6 +571,66 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, name: Option
                     axis=index_input(0 if axis is None else axis), batch_dims=batch_dims)
 
 
+@GatherV2.gradient
+def _gather_grad(op: Any, grad: Any) -> list[Any]:
+    """Axis 0: the sparse gradient IndexedSlices(grad rows, indices, shape(params)), as TF.
+    Other axes (and batch_dims): a dense gradient by unsorted_segment_sum."""
+    params, indices, axis_t = op.inputs
+    batch_dims = op.get_attr("batch_dims")
+    grad = convert_to_tensor(grad)
+    axis = const_int(axis_t)
+    p_rank, i_rank = params.shape.ndims, indices.shape.ndims
+    if axis is not None and p_rank is not None:
+        axis %= p_rank
+    if batch_dims < 0 and i_rank is not None:
+        batch_dims += i_rank
+    params_shape = array_ops.shape(params)
+    if axis == 0 and batch_dims == 0:
+        tail = params.shape[1:] if p_rank is not None else None
+        count = indices.shape.num_elements()
+        if tail is not None and tail.is_fully_defined() and count is not None:
+            values_shape: Any = [count] + tail.as_list()
+        else:
+            values_shape = concat_ops.concat([array_ops.reshape(array_ops.size(indices), [1]),
+                                              params_shape[1:]], 0)
+        values = array_ops.reshape(grad, values_shape)
+        return [IndexedSlices(values, array_ops.reshape(indices, [-1]), params_shape), None, None]
+    if axis is None or p_rank is None or i_rank is None:
+        raise LookupError(f"The gradient of {op.name} (GatherV2) along a non-zero axis needs a constant "
+                          f"axis and params and indices of known rank")
+    return [_dense_gather_grad(params, indices, grad, axis, batch_dims), None, None]
+
+
+def _dense_gather_grad(params: Tensor, indices: Tensor, grad: Tensor, axis: int, batch_dims: int) -> Tensor:
+    """grad has shape B + M + J + T for params B + M + [n] + T and indices B + J (B the batch
+    dims, J the index dims). Rows of grad laid out as [batch * index, M, T] are summed into
+    segments batch * n + index, then moved back to params' layout."""
+    from tensorweave.ops import math_ops  # on use: import cycle
+    from tensorweave.ops import reduction_ops
+    p_rank = params.shape.ndims
+    mid, tail = axis - batch_dims, p_rank - axis - 1
+    p_shape, i_shape = array_ops.shape(params), array_ops.shape(indices)
+    mid_dims, tail_dims = p_shape[batch_dims:axis], p_shape[axis + 1:]
+    n_batch = reduction_ops.reduce_prod(p_shape[:batch_dims])
+    n_index = reduction_ops.reduce_prod(i_shape[batch_dims:])
+    n = p_shape[axis]
+    values = array_ops.reshape(grad, concat_ops.concat([[n_batch], mid_dims, [n_index], tail_dims], 0))
+    to_rows = [0, mid + 1] + list(builtins.range(1, mid + 1)) + list(builtins.range(mid + 2, mid + 2 + tail))
+    values = array_ops.transpose(values, to_rows)
+    values = array_ops.reshape(values, concat_ops.concat([[n_batch * n_index], mid_dims, tail_dims], 0))
+    ids = array_ops.reshape(indices, concat_ops.stack([n_batch, n_index]))
+    if batch_dims:
+        index_dtype = indices.dtype.base_dtype
+        offsets = _fill_ops.range(0, n_batch, 1) * n
+        ids = ids + array_ops.expand_dims(math_ops.cast(offsets, index_dtype), 1)
+    summed = math_ops.unsorted_segment_sum(values, array_ops.reshape(ids, [-1]), n_batch * n)
+    summed = array_ops.reshape(summed, concat_ops.concat([[n_batch, n], mid_dims, tail_dims], 0))
+    back = [0] + list(builtins.range(2, mid + 2)) + [1] + list(builtins.range(mid + 2, mid + 2 + tail))
+    result = array_ops.reshape(array_ops.transpose(summed, back), p_shape)
+    result.set_shape(params.shape)
+    return result
+
+
 # ---------------------------------------------------------------------------------------------
 # Where (one argument): coordinates of the true / non-zero elements
 # ---------------------------------------------------------------------------------------------
@@ -483,6 +643,9 @@ Where = define_op("Where", inputs=["input: T"], outputs=["index: int64"],
 def _where_kernel(ctx: Any) -> Any:
     xp = ctx.xp
     return lambda x: xp.argwhere(x).astype(np.int64, copy=False)
+
+
+Where.not_differentiable()
 
 
 def _where_indices(condition: Any, name: Optional[str] = None) -> Any:
@@ -565,3 +728,8 @@ def reverse(tensor: Any, axis: Any, name: Optional[str] = None) -> Any:
 
 
 reverse_v2 = reverse
+
+
+@ReverseV2.gradient
+def _reverse_grad(op: Any, grad: Any) -> list[Any]:
+    return [reverse(convert_to_tensor(grad), op.inputs[1]), None]

@@ -386,3 +386,161 @@ def test_tensor_iteration_uses_getitem():
     check_op(rows[1], X[1])
     with pytest.raises(TypeError, match="only iterable"):
         iter(tf.placeholder(tf.float32, [None, 2]))
+
+
+# -- invert_permutation, unique re-export ----------------------------------------------------
+def test_invert_permutation():
+    y = tf.invert_permutation([2, 0, 3, 1])
+    assert y.op.type == "InvertPermutation" and y.shape.as_list() == [4]
+    check_op(y, np.array([1, 3, 0, 2], np.int32))
+    np.testing.assert_array_equal(tensor_util.constant_value(y), [1, 3, 0, 2])  # shapes see through it
+    check_op(tf.invert_permutation(np.array([1, 0], np.int64)), np.array([1, 0], np.int64))
+    with pytest.raises(ValueError, match="Shape must be rank 1 but is rank 2"):
+        tf.invert_permutation([[0]])
+    with pytest.raises(TypeError):
+        tf.invert_permutation(tf.constant([0.0]))
+    p = tf.placeholder(tf.int32)
+    run_error(tf.invert_permutation(p), {p: [0, 0, 1]}, "0 is duplicated in the input.")
+    run_error(tf.invert_permutation(p), {p: [0, 3, 1]}, "3 is not between 0 and 3")
+    run_error(tf.invert_permutation(p), {p: [[0]]}, "invert_permutation expects a 1D vector.")
+
+
+def test_unique_is_reexported_from_segment_ops():
+    from tensorweave.ops import segment_ops
+    assert array_ops.unique is segment_ops.unique and tf.unique is segment_ops.unique
+    y, idx = array_ops.unique(tf.constant([3, 1, 3]))
+    np.testing.assert_array_equal(evaluate(y), [3, 1])
+    np.testing.assert_array_equal(evaluate(idx), [0, 1, 0])
+
+
+def test_shape_of_a_scalar_is_an_empty_int_vector():
+    for out_type in (tf.int32, tf.int64):
+        s = tf.shape(tf.constant(2.0), out_type=out_type)
+        assert s.op.type == "Const" and s.dtype == out_type and s.shape.as_list() == [0]
+
+
+# -- gradients (numeric checks: tests/gradient_cases/array.py) -------------------------------
+_NOT_DIFFERENTIABLE = ["StopGradient", "Shape", "ShapeN", "Size", "Rank", "InvertPermutation", "Where",
+                       "ZerosLike", "OnesLike", "Range", "LinSpace", "OneHot", "RandomUniform",
+                       "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt", "Multinomial",
+                       "RandomShuffle", "Const", "Placeholder"]
+_DIFFERENTIABLE = ["Identity", "Reshape", "Transpose", "ConjugateTranspose", "ExpandDims", "Squeeze",
+                   "Tile", "BroadcastTo", "ConcatV2", "Split", "SplitV", "Pack", "Unpack", "Slice",
+                   "StridedSlice", "StridedSliceGrad", "GatherV2", "ReverseV2", "Fill", "Pad", "PadV2",
+                   "MirrorPad", "MirrorPadGrad", "PlaceholderWithDefault"]
+
+
+def test_array_family_gradient_registrations():
+    from tensorweave.framework.op_def import NOT_DIFFERENTIABLE, get_op_def
+    for name in _NOT_DIFFERENTIABLE:
+        assert get_op_def(name).gradient_fn is NOT_DIFFERENTIABLE, name
+    for name in _DIFFERENTIABLE:
+        assert callable(get_op_def(name).gradient_fn), name
+    for module in (array_ops, concat_ops, fill_ops, slicing_ops):
+        for value in vars(module).values():
+            if type(value).__name__ == "OpDef":
+                assert value.name in _NOT_DIFFERENTIABLE + _DIFFERENTIABLE, value.name
+
+
+def test_not_differentiable_ops_give_none():
+    x = tf.placeholder(tf.float32, [2, 3])
+    assert tf.gradients(tf.cast(tf.shape(tf.identity(x)), tf.float32), x) == [None]
+    assert tf.gradients(tf.zeros_like(x) + tf.ones_like(x), x) == [None]
+    assert tf.gradients(tf.stop_gradient(x), x) == [None]
+    y = tf.reduce_sum(tf.stop_gradient(x) * x)
+    xv = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_allclose(evaluate(tf.gradients(y, x)[0], {x: xv}), xv)
+
+
+def test_gather_gradient_is_indexed_slices():
+    p = tf.placeholder(tf.float32, [4, 2])
+    g = tf.gradients(tf.gather(p, [[3, 1], [3, 0]]), p)[0]
+    assert isinstance(g, tf.IndexedSlices)
+    assert g.values.shape.as_list() == [4, 2] and g.indices.shape.as_list() == [4]
+    assert g.dense_shape.dtype == tf.int32
+    pv = np.zeros((4, 2), np.float32)
+    value = evaluate(g, {p: pv})
+    np.testing.assert_array_equal(value.indices, [3, 1, 3, 0])
+    np.testing.assert_array_equal(value.dense_shape, [4, 2])
+    np.testing.assert_array_equal(value.values, np.ones((4, 2)))
+    dense = evaluate(tf.convert_to_tensor(g), {p: pv})
+    np.testing.assert_array_equal(dense, [[1, 1], [1, 1], [0, 0], [2, 2]])
+    u = tf.placeholder(tf.float32)  # unknown rank: shapes read at run time
+    gu = tf.gradients(tf.gather(u, [1, 1]), u)[0]
+    np.testing.assert_array_equal(evaluate(tf.convert_to_tensor(gu), {u: np.zeros((3, 2, 2))})[:, 0, 0],
+                                  [0, 2, 0])
+
+
+def test_gather_gradient_other_axis_is_dense():
+    p = tf.placeholder(tf.float32, [2, 3])
+    g = tf.gradients(tf.gather(p, [2, 2, 0], axis=1), p)[0]
+    assert isinstance(g, tf.Tensor) and g.shape.as_list() == [2, 3]
+    np.testing.assert_array_equal(evaluate(g, {p: np.zeros((2, 3))}), [[1, 0, 2], [1, 0, 2]])
+    with pytest.raises(LookupError, match="constant axis"):
+        tf.gradients(tf.gather(p, [0], axis=tf.placeholder(tf.int32, [])), p)
+
+
+def test_strided_slice_grad_op():
+    dy = np.arange(6.0).reshape(3, 2)
+    out = slicing_ops.strided_slice_grad([2, 3, 2], [1, 0], [2, 0], [1, -1], dy, shrink_axis_mask=1,
+                                         begin_mask=2, end_mask=2)
+    assert out.op.type == "StridedSliceGrad" and out.shape.as_list() == [2, 3, 2]
+    check_op(out, np.concatenate([np.zeros((1, 3, 2)), dy[None, ::-1]]))
+    unknown = slicing_ops.strided_slice_grad(tf.placeholder(tf.int32, [3]), [1], [2], [1], dy)
+    assert unknown.shape.as_list() == [None, None, None]
+    bad = slicing_ops.strided_slice_grad([2, 3, 2], [1, 0], [2, 0], [1, -1], tf.placeholder(tf.float64),
+                                         shrink_axis_mask=1, begin_mask=2, end_mask=2)
+    run_error(bad, {bad.op.inputs[4]: np.zeros((2, 2))}, r"shape of dy was \[2,2\] instead of \[3,2\]")
+    # a new axis in the spec: the gradient drops it again
+    x = tf.placeholder(tf.float32, [2, 3])
+    g = tf.gradients(x[:, tf.newaxis, 1], x)[0]
+    assert g.op.type == "StridedSliceGrad" and g.shape.as_list() == [2, 3]
+    np.testing.assert_array_equal(evaluate(g, {x: np.zeros((2, 3))}), [[0, 1, 0], [0, 1, 0]])
+
+
+def test_mirror_pad_grad_op():
+    g = np.arange(24.0).reshape(6, 4)
+    reflect = tf._apply_op(fill_ops.MirrorPadGrad, input=g, paddings=[[1, 2], [1, 1]], mode="REFLECT")
+    assert reflect.shape.as_list() == [3, 2]
+    check_op(reflect, [[56, 52], [60, 54], [28, 26]])  # TensorFlow's values
+    symmetric = tf._apply_op(fill_ops.MirrorPadGrad, input=g, paddings=[[2, 1], [0, 2]], mode="SYMMETRIC")
+    check_op(symmetric, [[30, 30], [30, 30], [78, 78]])
+    partial = tf._apply_op(fill_ops.MirrorPadGrad, input=tf.placeholder(tf.float32, [6, None]),
+                           paddings=[[1, 2], [1, 1]], mode="REFLECT")
+    assert partial.shape.as_list() == [3, None]
+    p = tf.placeholder(tf.float64)
+    too_much = tf._apply_op(fill_ops.MirrorPadGrad, input=p, paddings=[[3, 3], [0, 0]], mode="REFLECT")
+    run_error(too_much, {p: g}, "Total paddings must be less than the input dimension size: 6 was not less")
+    reflect_bad = tf._apply_op(fill_ops.MirrorPadGrad, input=p, paddings=[[2, 2], [0, 0]], mode="REFLECT")
+    run_error(reflect_bad, {p: g}, "paddings must be less than the output dimension size: 2, 2 not less")
+    # MirrorPad's gradient is this op, and MirrorPadGrad's is MirrorPad again
+    x = tf.placeholder(tf.float64, [3, 2])
+    grad = tf.gradients(tf.pad(x, [[1, 1], [0, 1]], "SYMMETRIC"), x)[0]
+    assert grad.op.type == "MirrorPadGrad"
+    np.testing.assert_array_equal(evaluate(grad, {x: np.zeros((3, 2))}), [[2, 4], [1, 2], [2, 4]])
+
+
+def test_gradient_graphs_keep_static_shapes():
+    x = tf.placeholder(tf.float32, [2, 3, 4])
+    grads = {
+        "transpose": tf.gradients(tf.transpose(x, [2, 0, 1]), x)[0],
+        "tile": tf.gradients(tf.tile(x, [1, 2, 1]), x)[0],
+        "broadcast_to": tf.gradients(tf.broadcast_to(x[:, :1], [5, 2, 3, 4]), x)[0],
+        "slice": tf.gradients(tf.slice(x, [0, 1, 1], [1, 2, -1]), x)[0],
+        "concat": tf.gradients(tf.concat([x, x[:, :1]], 1), x)[0],
+        "pad": tf.gradients(tf.pad(x, [[0, 1], [1, 0], [0, 0]]), x)[0],
+    }
+    for name, g in grads.items():
+        assert g.shape.as_list() == [2, 3, 4], name
+    y = tf.placeholder(tf.float32, [2, None, 4])
+    ga, gy = tf.gradients(tf.concat([x, y], 1), [x, y])
+    assert ga.op is gy.op and ga.op.type == "SplitV"  # one split, sizes read at run time
+    z = tf.placeholder(tf.float32, [2, 1, 4])
+    ga, gz = tf.gradients(tf.concat([x, z], 1), [x, z])
+    assert ga.op is gz.op and ga.op.type == "SplitV"
+    np.testing.assert_array_equal(tensor_util.constant_value(ga.op.inputs[1]), [3, 1])  # static sizes
+    gy_value = evaluate(gy, {x: np.zeros((2, 3, 4)), y: np.zeros((2, 5, 4))})
+    np.testing.assert_array_equal(gy_value, np.ones((2, 5, 4)))
+    assert grads["transpose"].op.inputs[1].op.type == "InvertPermutation"
+    value = evaluate(grads["tile"], {x: np.zeros((2, 3, 4))})
+    np.testing.assert_array_equal(value, np.full((2, 3, 4), 2.0))

@@ -328,3 +328,65 @@ def test_matrix_transpose():
     unknown = tf.matrix_transpose(p)  # perm computed in the graph from the rank
     x32 = x.astype(np.float32)
     np.testing.assert_array_equal(evaluate(unknown, {p: x32}), np.swapaxes(x32, -1, -2))
+
+
+# -- gradients (float64 numeric checks: tests/gradient_cases/linalg.py) ------------------------
+def test_every_linalg_op_has_a_gradient():
+    from tensorweave.framework.op_def import OpDef
+    from tensorweave.ops import linalg_ops
+    ops = [v for v in vars(linalg_ops).values() if isinstance(v, OpDef)]
+    assert len(ops) == 10
+    for op in ops:
+        assert callable(op.gradient_fn), op.name
+
+
+def _complex_numeric_gradient(loss, a, value, h=1e-6):
+    """dL/dRe(a) + i dL/dIm(a) by central differences: TF's gradient of a real loss."""
+    with tf.Session() as sess:
+        f = lambda v: sess.run(loss, {a: v})  # noqa: E731
+        out = np.zeros(value.shape, complex)
+        for idx in np.ndindex(*value.shape):
+            e = np.zeros(value.shape)
+            e[idx] = h
+            out[idx] = (f(value + e) - f(value - e) + 1j * (f(value + 1j * e) - f(value - 1j * e))) / (2 * h)
+        return out
+
+
+@pytest.mark.parametrize("name", ["matmul", "batch_matmul_adjoint", "inverse_adjoint", "determinant",
+                                  "solve", "cholesky"])
+def test_complex_gradients_match_central_differences(name):
+    value = rand(2, 2, dtype=np.complex128) + 3 * np.eye(2)
+    w = tf.constant(rand(2, 2, dtype=np.complex128))
+    a = tf.placeholder(tf.complex128, [2, 2])
+    out = {
+        "matmul": lambda: tf.matmul(a, a),
+        "batch_matmul_adjoint": lambda: tf.matmul(a[None], a, adjoint_a=True)[0],
+        "inverse_adjoint": lambda: tf.matrix_inverse(a, adjoint=True),
+        "determinant": lambda: tf.matrix_determinant(a) * w,  # TF's own formula misses a conjugate
+        "solve": lambda: tf.matrix_solve(a, w, adjoint=True),
+        "cholesky": lambda: tf.cholesky(tf.matmul(a, a, adjoint_b=True) + 2 * np.eye(2)),
+    }[name]()
+    loss = tf.cast(tf.reduce_sum(out * w), tf.float64)  # the real part
+    theoretical = evaluate(tf.gradients(loss, a)[0], {a: value})
+    np.testing.assert_allclose(theoretical, _complex_numeric_gradient(loss, a, value), atol=1e-6)
+
+
+def test_batch_matmul_gradient_sums_broadcast_batch_dims():
+    x, y = tf.placeholder(tf.float64, [2, 1, 2, 3]), tf.placeholder(tf.float64, [3, 2])
+    gx, gy = tf.gradients(tf.matmul(x, y), [x, y])
+    assert gx.shape.as_list() == [2, 1, 2, 3] and gy.shape.as_list() == [3, 2]
+    xv, yv = rand(2, 1, 2, 3), rand(3, 2)
+    gxv, gyv = evaluate([gx, gy], {x: xv, y: yv})
+    np.testing.assert_allclose(gxv, np.broadcast_to(yv.sum(1), (2, 1, 2, 3)))
+    np.testing.assert_allclose(gyv, np.broadcast_to(xv.sum((0, 1, 2))[:, None], (3, 2)))
+
+
+def test_matrix_diag_part_gradient_of_non_square_and_unknown_shapes():
+    x = tf.placeholder(tf.float64, [2, 4])
+    g = tf.gradients(tf.matrix_diag_part(x), x)[0]
+    assert g.shape.as_list() == [2, 4]
+    np.testing.assert_array_equal(evaluate(g, {x: np.zeros((2, 4))}), np.eye(2, 4))
+    u = tf.placeholder(tf.float64)
+    gu = tf.gradients(tf.matrix_diag_part(u), u)[0]
+    np.testing.assert_array_equal(evaluate(gu, {u: np.zeros((2, 3, 2))}),
+                                  np.broadcast_to(np.eye(3, 2), (2, 3, 2)))

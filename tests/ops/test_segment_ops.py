@@ -200,6 +200,9 @@ def test_unsorted_segment_multi_dim_ids_and_integers():
     lowest = np.iinfo(np.int32).min
     check_op(out, np.array([[4, 5], [lowest, lowest], [8, 9]], np.int32))
     check_op(segment_ops.unsorted_segment_prod(data, ids, 3), np.array([[0, 5], [1, 1], [96, 189]], np.int32))
+    check_op(segment_ops.unsorted_segment_max(np.zeros([3, 0], np.float32), [0, 1, 2], 4), np.zeros([4, 0]))
+    check_op(segment_ops.unsorted_segment_min(np.float32([[1, 2], [3, 4]]), [-1, -1], 1),
+             np.full([1, 2], np.finfo(np.float32).max, np.float32))
 
 
 def test_unsorted_segment_errors():
