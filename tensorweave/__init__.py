@@ -43,5 +43,6 @@ from tensorweave.framework.indexed_slices import IndexedSlices, IndexedSlicesVal
 from tensorweave.gradients import (  # noqa: F401
     AggregationMethod, NoGradient, NotDifferentiable, RegisterGradient, gradients, hessians)
 from tensorweave.ops.clip_ops import *  # noqa: F401,F403
+from tensorweave import nn  # noqa: F401,E402
 from tensorweave import train  # noqa: F401,E402
 from tensorweave import test  # noqa: F401,E402
