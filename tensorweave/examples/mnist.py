@@ -73,8 +73,8 @@ def train(args: argparse.Namespace, data: datasets.DataSet, model: dict) -> floa
             _, loss = sess.run([model["train_op"], model["loss"]],
                                {x: images, y: datasets.one_hot(labels)})  # Perform a step.
             running = loss if running is None else 0.95 * running + 0.05 * loss
-            if step % 20 == 0:
-                progress.set_postfix(loss=f"{running:.4f}")
+            if step % 20 == 0:  # shown at the bar's next refresh, with the right step count
+                progress.set_postfix(loss=f"{running:.4f}", refresh=False)
         progress.close()
         return float(sess.run(model["accuracy"], {x: data.test_images, y: datasets.one_hot(data.test_labels)}))
 

@@ -1,4 +1,8 @@
+import gzip
+import sys
+
 import numpy as np
+import pytest
 
 from tensorweave.examples import cnn, datasets, mnist
 
@@ -21,7 +25,48 @@ def test_idx_reader_round_trip(tmp_path):
 def test_main_job_reaches_95_percent_on_digits(capsys):
     accuracy = mnist.main(["--steps", "800", "--quiet", "--seed", "1"])
     assert accuracy >= 0.95
+    out = capsys.readouterr().out
+    assert f"test accuracy: {accuracy:.4f}" in out and "UCI digits" in out
+
+
+def test_main_job_progress_bar_shows_running_loss(capsys):
+    mnist.main(["--steps", "60", "--seed", "2", "--optimizer", "sgd", "--learning-rate", "0.5"])
+    out = capsys.readouterr().out
+    assert "loss=" in out and "60/60" in out
+
+
+def _write_idx(path, array):
+    """An IDX file (gzipped): magic 0 0 8 ndim, big-endian dims, uint8 data."""
+    header = bytes([0, 0, 8, array.ndim]) + np.array(array.shape, dtype=">u4").tobytes()
+    with gzip.open(path, "wb") as f:
+        f.write(header + array.astype(np.uint8).tobytes())
+
+
+def test_main_job_reads_mnist_idx_files_with_data_dir(tmp_path, capsys):
+    """Real MNIST's layout (28x28 uint8 IDX files), filled with the UCI digits scaled up, so the
+    --data-dir path runs end to end offline."""
+    digits = datasets.load_digits()
+
+    def as_mnist(images):
+        big = np.kron(images.reshape(-1, 8, 8), np.ones((3, 3), np.float32))  # 24x24
+        return np.pad(big, ((0, 0), (2, 2), (2, 2))) * 255
+
+    _write_idx(tmp_path / "train-images-idx3-ubyte.gz", as_mnist(digits.train_images))
+    _write_idx(tmp_path / "train-labels-idx1-ubyte.gz", digits.train_labels)
+    _write_idx(tmp_path / "t10k-images-idx3-ubyte.gz", as_mnist(digits.test_images))
+    _write_idx(tmp_path / "t10k-labels-idx1-ubyte.gz", digits.test_labels)
+    accuracy = mnist.main(["--data-dir", str(tmp_path), "--steps", "300", "--quiet", "--batch-size", "50",
+                           "--optimizer", "adam", "--learning-rate", "0.002"])
+    assert "28x28" in capsys.readouterr().out
+    assert accuracy >= 0.93
+
+
+def test_console_command_uses_command_line(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["tensorweave", "--steps", "5", "--quiet", "--hidden", "8"])
+    mnist.cli()
     assert "test accuracy" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        mnist.parse_args(["--optimizer", "nonsense"])
 
 
 def test_cnn_example_learns(capsys):
