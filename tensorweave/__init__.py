@@ -13,9 +13,10 @@ from tensorweave.framework.graph import (  # noqa: F401
     name_scope, reset_default_graph)
 from tensorweave.framework.random_seed import get_seed, set_random_seed  # noqa: F401
 from tensorweave.framework.tensor_conversion import (  # noqa: F401
-    convert_to_tensor, register_tensor_conversion_function)
+    convert_to_tensor, convert_to_tensor_or_indexed_slices, is_tensor, register_tensor_conversion_function)
 from tensorweave.framework.default_session import get_default_session  # noqa: F401
 from tensorweave.framework import errors  # noqa: F401
+from tensorweave.framework.errors import OpError  # noqa: F401
 from tensorweave.framework.op_def_library import apply_op as _apply_op  # noqa: F401
 
 from tensorweave.ops.constant_op import constant, placeholder, placeholder_with_default  # noqa: F401
@@ -34,6 +35,11 @@ from tensorweave.ops.variables import *  # noqa: F401,F403
 from tensorweave.ops.variable_scope import *  # noqa: F401,F403
 from tensorweave.ops.init_ops import *  # noqa: F401,F403
 from tensorweave.ops.script_ops import *  # noqa: F401,F403
+from tensorweave.ops.segment_ops import *  # noqa: F401,F403
+from tensorweave.ops.data_flow_ops import *  # noqa: F401,F403
+from tensorweave.ops.scan_ops import *  # noqa: F401,F403
+from tensorweave.ops.nd_indexing_ops import *  # noqa: F401,F403
+from tensorweave.ops.linalg_impl import *  # noqa: F401,F403
 
 from tensorweave.runtime.config import (  # noqa: F401
     ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions)
@@ -43,6 +49,23 @@ from tensorweave.framework.indexed_slices import IndexedSlices, IndexedSlicesVal
 from tensorweave.gradients import (  # noqa: F401
     AggregationMethod, NoGradient, NotDifferentiable, RegisterGradient, gradients, hessians)
 from tensorweave.ops.clip_ops import *  # noqa: F401,F403
+from tensorweave.ops.queue_ops import *  # noqa: F401,F403,E402
+from tensorweave.framework.dtypes import resource, variant  # noqa: F401,E402
+from tensorweave.ops.mutex_ops import CriticalSection  # noqa: F401,E402
+from tensorweave.ops.reader_ops import *  # noqa: F401,F403,E402
 from tensorweave import nn  # noqa: F401,E402
+from tensorweave import losses  # noqa: F401,E402
 from tensorweave import train  # noqa: F401,E402
 from tensorweave import test  # noqa: F401,E402
+from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: F401,E402
+from tensorweave.ops.sparse_ops import *  # noqa: F401,F403,E402
+from tensorweave.ops.string_ops import *  # noqa: F401,F403,E402
+from tensorweave.ops.parsing_ops import *  # noqa: F401,F403,E402
+from tensorweave.ops.io_ops import *  # noqa: F401,F403,E402
+from tensorweave import python_io  # noqa: F401,E402
+from tensorweave import strings  # noqa: F401,E402
+from tensorweave import io  # noqa: F401,E402
+from tensorweave.framework.graph_def import AttrValue, GraphDef, NodeDef  # noqa: F401,E402
+from tensorweave.framework.importer import import_graph_def  # noqa: F401,E402
+from tensorweave.framework.meta_graph import MetaGraphDef  # noqa: F401,E402
+from tensorweave.framework.tensor_proto import make_ndarray, make_tensor_proto  # noqa: F401,E402

@@ -82,8 +82,15 @@ def _as_tensor(x: Any, as_ref: bool = False) -> Tensor:
     return convert_to_tensor(x, as_ref=as_ref)
 
 
-def _between_ops(ys: Sequence[Tensor], xs: Sequence[Tensor], stop: set[Operation]) -> tuple[set, dict]:
-    """Ops on some path from an x to a y, and how many of their outputs' consumers are on one."""
+def _backpropagatable(t: Tensor) -> bool:
+    """Gradients flow only through floating, complex and handle outputs (a loop's boolean
+    predicate is never on a gradient path)."""
+    dt = t.dtype.base_dtype
+    return dt.is_floating or dt.is_complex or dt.name in ("resource", "variant")
+
+
+def _between_ops(ys: Sequence[Tensor], xs: Sequence[Tensor], stop: set[Operation]) -> set[Operation]:
+    """Ops on some path from an x to a y."""
     reached: set[Operation] = set()
     stack = [x.op for x in xs]
     while stack:
@@ -92,7 +99,8 @@ def _between_ops(ys: Sequence[Tensor], xs: Sequence[Tensor], stop: set[Operation
             continue
         reached.add(op)
         for out in op._outputs:
-            stack.extend(c for c in out._consumers if c not in reached)
+            if _backpropagatable(out):
+                stack.extend(c for c in out._consumers if c not in reached)
     between: set[Operation] = set()
     stack = [y.op for y in ys]
     seen: set[Operation] = set()
@@ -105,6 +113,11 @@ def _between_ops(ys: Sequence[Tensor], xs: Sequence[Tensor], stop: set[Operation
             between.add(op)
             if op not in stop:
                 stack.extend(t.op for t in op.inputs)
+    return between
+
+
+def _pending_counts(between: set[Operation], stop: set[Operation]) -> dict[Operation, int]:
+    """For each op between, how many of its outputs' consumers (input edges) are between."""
     pending: dict[Operation, int] = collections.defaultdict(int)
     for op in between:
         if op in stop:
@@ -112,13 +125,21 @@ def _between_ops(ys: Sequence[Tensor], xs: Sequence[Tensor], stop: set[Operation
         for t in op.inputs:
             if t.op in between:
                 pending[t.op] += 1
-    return between, pending
+    return pending
+
+
+def _trainable(t: Tensor) -> bool:
+    dt = t.dtype.base_dtype
+    return dt.is_floating or dt.is_complex
 
 
 def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
               colocate_gradients_with_ops: bool = False, gate_gradients: bool = False,
               aggregation_method: Any = None, stop_gradients: Any = None) -> list[Any]:
-    """Symbolic partial derivatives of sum(ys) with respect to each x in xs."""
+    """Symbolic partial derivatives of sum(ys) with respect to each x in xs.
+
+    Through tf.while_loop the backward pass is itself a loop (OSDI 4.1): see
+    ops/control_flow/grad_state.py."""
     ys = [_as_tensor(y) for y in _as_list(ys)]
     xs = [_as_tensor(x, as_ref=True) for x in _as_list(xs)]
     grad_ys = [None] * len(ys) if grad_ys is None else _as_list(grad_ys)
@@ -127,6 +148,7 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
     stop_ops = {_as_tensor(s).op for s in _as_list(stop_gradients)} if stop_gradients is not None else set()
     graph = ys[0].graph
     from tensorweave.ops import array_ops, math_ops
+    from tensorweave.ops.control_flow.grad_state import ControlFlowState
     with graph.as_default(), graph.name_scope(name):
         grads: dict[Tensor, list[Any]] = collections.defaultdict(list)
         for y, gy in zip(ys, grad_ys):
@@ -137,25 +159,27 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
                 with graph.name_scope("grad_ys_0" if len(ys) == 1 else None):
                     gy = array_ops.ones_like(y)
             grads[y].append(_as_tensor(gy) if not isinstance(gy, IndexedSlices) else gy)
-        between, pending = _between_ops(ys, xs, stop_ops)
-        # Reverse creation order is a reverse topological order of the forward graph.
-        ready = [(-op._id, op._id, op) for op in between if pending[op] == 0]
-        heapq.heapify(ready)
-        while ready:
-            op = heapq.heappop(ready)[2]
+        between = _between_ops(ys, xs, stop_ops)
+        loop_state = ControlFlowState.maybe_create(between)
+        pending = _pending_counts(between, stop_ops)
+        queue = _ReadyQueue(grads, loop_state)
+        queue.start(between, pending, {y.op for y in ys})
+        while queue:
+            op = queue.pop()
             with graph.name_scope(op.name + "_grad"):
-                out_grads = [_aggregate(grads.get(t, []), t, math_ops) for t in op._outputs]
+                with _grad_context(loop_state, op, before=True):
+                    out_grads = [_aggregate(grads.get(t, []), t, math_ops) for t in op._outputs]
                 for t, g in zip(op._outputs, out_grads):
                     if g is not None:
                         grads[t] = [g]
                 if op in stop_ops:
                     continue
-                _backprop_op(op, out_grads, grads, array_ops, colocate_gradients_with_ops)
+                with _grad_context(loop_state, op, before=False):
+                    _backprop_op(op, out_grads, grads, array_ops, colocate_gradients_with_ops, loop_state)
             for t in op.inputs:
                 if t.op in between:
                     pending[t.op] -= 1
-                    if pending[t.op] == 0:
-                        heapq.heappush(ready, (-t.op._id, t.op._id, t.op))
+                    queue.input_done(t.op, pending[t.op])
         results = []
         for x in xs:
             g = _aggregate(grads.get(x, []), x, math_ops)
@@ -163,7 +187,71 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
         return results
 
 
-def _backprop_op(op: Operation, out_grads: list[Any], grads: dict, array_ops: Any, colocate: bool) -> None:
+def _grad_context(loop_state: Any, op: Operation, before: bool) -> Any:
+    """Builds `op`'s gradient ops in its loop's backward context (nothing to do without loops)."""
+    if loop_state is None:
+        return contextlib.nullcontext()
+    from tensorweave.ops.control_flow.contexts import entered
+    return entered(loop_state.context_for(op, before))
+
+
+class _ReadyQueue:
+    """Ops whose gradients can be computed, latest-created first (reverse creation order is a
+    reverse topological order of the forward graph). With loops: a loop Switch is visited once
+    per consumer side (Exit, then body), and a loop's Exits wait for one another, since the
+    backward loop needs every loop variable (a zero gradient for those no gradient reaches)."""
+
+    def __init__(self, grads: dict, loop_state: Any) -> None:
+        self._heap: list[tuple[int, int, Operation]] = []
+        self._grads = grads
+        self._loops = loop_state
+
+    def __bool__(self) -> bool:
+        return bool(self._heap)
+
+    def push(self, op: Operation) -> None:
+        heapq.heappush(self._heap, (-op._id, op._id, op))
+
+    def pop(self) -> Operation:
+        return heapq.heappop(self._heap)[2]
+
+    def start(self, between: set[Operation], pending: dict, y_ops: set[Operation]) -> None:
+        loops = self._loops
+        for op in between:
+            if pending[op] == 0 and (loops is None or op in y_ops or not self._waits(op)):
+                self.push(op)
+        if loops is not None:
+            for y in loops.process_unused_loop_exits(pending, y_ops):
+                if _trainable(y):
+                    self._grads[y] = [loops.zeros_for_exit(y)]
+                self.push(y.op)
+
+    def _waits(self, op: Operation) -> bool:
+        from tensorweave.ops.control_flow.contexts import is_loop_exit
+        return is_loop_exit(op) and self._loops.grad_state_of(op, before=False) is not None
+
+    def input_done(self, op: Operation, left: int) -> None:
+        """One more consumer of `op`'s outputs has had its gradient computed."""
+        loops = self._loops
+        if loops is None:
+            if left == 0:
+                self.push(op)
+            return
+        from tensorweave.ops.control_flow.contexts import is_loop_exit, is_loop_switch
+        if left != 0 and not is_loop_switch(op):
+            return
+        if not is_loop_exit(op):
+            self.push(op)
+            return
+        for y, needs_zero in loops.exit_arrived(op, lambda t: any(g is not None for g in self._grads.get(t, []))):
+            if needs_zero and _trainable(y):
+                self._grads[y] = [loops.zeros_for_exit(y)]
+            self.push(y.op)
+
+
+def _backprop_op(op: Operation, out_grads: list[Any], grads: dict, array_ops: Any, colocate: bool,
+                 loop_state: Any = None) -> None:
+    from tensorweave.ops.control_flow.grad_state import zeros_for_output
     if all(g is None for g in out_grads) or not op.inputs:
         return
     fn = gradient_function(op)
@@ -174,7 +262,7 @@ def _backprop_op(op: Operation, out_grads: list[Any], grads: dict, array_ops: An
     filled = []
     for t, g in zip(op._outputs, out_grads):
         if g is None and len(op._outputs) > 1 and t.dtype.base_dtype.is_floating:
-            g = array_ops.zeros_like(t)
+            g = zeros_for_output(op, len(filled), loop_state)
         filled.append(g)
     ctx = op.graph.colocate_with(op) if colocate else contextlib.nullcontext()
     with ctx:

@@ -11,4 +11,18 @@ from tensorweave.training.momentum import MomentumOptimizer  # noqa: F401
 from tensorweave.training.optimizer import Optimizer  # noqa: F401
 from tensorweave.training.rmsprop import RMSPropOptimizer  # noqa: F401
 from tensorweave.training.training_util import (  # noqa: F401
-    create_global_step, get_global_step, get_or_create_global_step, global_step)
+    assert_global_step, create_global_step, get_global_step, get_or_create_global_step, global_step)
+from tensorweave.training.coordinator import Coordinator, LooperThread  # noqa: F401
+from tensorweave.training import queue_runner  # noqa: F401
+from tensorweave.training.queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: F401
+from tensorweave.training.input import (  # noqa: F401
+    batch, batch_join, input_producer, limit_epochs, match_filenames_once, range_input_producer,
+    shuffle_batch, shuffle_batch_join, slice_input_producer, string_input_producer)
+from tensorweave.training.saver import Saver, SaverDef, export_meta_graph, import_meta_graph  # noqa: F401,E402
+from tensorweave.training.saver_builder import BaseSaverBuilder, BulkSaverBuilder  # noqa: F401,E402
+from tensorweave.training.checkpoint_management import (  # noqa: F401,E402
+    checkpoint_exists, generate_checkpoint_state_proto, get_checkpoint_mtimes, get_checkpoint_state,
+    latest_checkpoint, remove_checkpoint, update_checkpoint_state)
+from tensorweave.training.checkpoint_utils import (  # noqa: F401,E402
+    NewCheckpointReader, list_variables, load_checkpoint, load_variable)
+from tensorweave.framework.graph_def import write_graph  # noqa: F401,E402

@@ -103,8 +103,6 @@ class DType:
         if base.is_integer:
             info = np.iinfo(base._np)
             return info.min, info.max
-        if base is bool:
-            return False, True
         raise TypeError(f"Cannot find minimum/maximum value of {self._name}.")
 
     def is_compatible_with(self, other: Any) -> bool:
@@ -156,6 +154,7 @@ _SPECS = [
     (22, "uint32", np.uint32),
     (23, "uint64", np.uint64),
     (20, "resource", np.object_),  # handles to per-step or per-device state (TensorArray, ...)
+    (21, "variant", np.object_),  # opaque values such as a held mutex lock
 ]
 
 _BY_ENUM: dict[int, DType] = {}
@@ -184,6 +183,7 @@ complex64 = _BY_NAME["complex64"]
 complex128 = _BY_NAME["complex128"]
 string = _BY_NAME["string"]
 resource = _BY_NAME["resource"]
+variant = _BY_NAME["variant"]
 
 _INTEGERS = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 
@@ -213,6 +213,10 @@ _NP_TO_DTYPE: dict[Any, DType] = {
     np.dtype(np.object_): string,
 }
 
+# The C++ spellings TF also accepts by name (`tf.as_dtype("float")` is float32).
+_NAME_ALIASES = {"float": "float32", "double": "float64", "half": "float16",
+                 "float_ref": "float32_ref", "double_ref": "float64_ref", "half_ref": "float16_ref"}
+
 _PY_TO_DTYPE: dict[Any, DType] = {float: float32, int: int32, complex: complex128, bytes: string, str: string}
 _PY_TO_DTYPE[type(True)] = bool
 
@@ -222,7 +226,7 @@ def as_dtype(type_value: Any) -> DType:
     if isinstance(type_value, DType):
         return type_value
     if isinstance(type_value, str):
-        found = _BY_NAME.get(type_value)
+        found = _BY_NAME.get(_NAME_ALIASES.get(type_value, type_value))
         if found is not None:
             return found
     elif isinstance(type_value, int) and not isinstance(type_value, type(True)):

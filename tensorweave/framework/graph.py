@@ -245,6 +245,12 @@ class Operation:
         from tensorweave.framework import default_session
         default_session.run_with_default(self, feed_dict, session)
 
+    @property
+    def node_def(self) -> Any:
+        """This op as a NodeDef protobuf (framework/graph_def.py)."""
+        from tensorweave.framework.graph_def import node_def
+        return node_def(self)
+
     def __repr__(self) -> str:
         return f"<tf.Operation '{self._name}' type={self.type}>"
 
@@ -378,20 +384,20 @@ class Graph:
                 c_op = c.op if isinstance(c, Tensor) else c
                 if c_op not in input_ops and c_op not in controls:
                     controls.append(c_op)
-            colocate = self._colocation_stack.current()
-            if colocate is not None:
+            colocate = bool(self._colocation_stack)
+            if colocate:
                 attrs = dict(attrs)
-                attrs["_class"] = colocate.colocation_groups()
+                attrs["_class"] = self._colocation_stack.groups()
             if self._gradient_override_map and op_def.name in self._gradient_override_map:
                 attrs = dict(attrs)
                 attrs["_gradient_op_type"] = self._gradient_override_map[op_def.name]
             if self._container and "container" in op_def.attrs and not attrs.get("container"):
                 attrs["container"] = self._container
             op = Operation(self, name, op_def, inputs, attrs, output_dtypes, controls, len(self._nodes))
-            if colocate is not None:
-                op._device = colocate.device
             if self._device_stack:
                 op._device = self._device_stack.device_for(op)
+            if colocate:  # colocation overrides device scopes, as in TF
+                op._device = self._colocation_stack.device() or op._device
             _run_shape_fn(op)
             self._nodes_by_name[name] = op
             self._nodes.append(op)
@@ -412,6 +418,12 @@ class Graph:
         if dtypes is not None:
             out_dtypes = [_dtypes.as_dtype(d) for d in dtypes]
         return self._create_op_internal(definition, list(inputs), full_attrs, out_dtypes, name)
+
+    # -- serialization --------------------------------------------------------------------------
+    def as_graph_def(self, from_version: Optional[int] = None, add_shapes: bool = False) -> Any:
+        """The GraphDef protobuf of this graph (framework/graph_def.py)."""
+        from tensorweave.framework.graph_def import graph_to_graph_def
+        return graph_to_graph_def(self, from_version, add_shapes)
 
     # -- lookup ---------------------------------------------------------------------------------
     def get_operations(self) -> list[Operation]:

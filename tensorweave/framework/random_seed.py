@@ -17,9 +17,9 @@ def get_seed(op_seed: Optional[int]) -> tuple[Optional[int], Optional[int]]:
     if graph_seed is not None:
         if op_seed is None:
             op_seed = _graph.get_default_graph()._last_id
-        seeds = (int(graph_seed), int(op_seed))
+        seeds = (_truncate(graph_seed), _truncate(op_seed))
     elif op_seed is not None:
-        seeds = (DEFAULT_GRAPH_SEED, int(op_seed))
+        seeds = (DEFAULT_GRAPH_SEED, _truncate(op_seed))
     else:
         return None, None
     if seeds == (0, 0):  # (0, 0) means "random" to the kernels, so avoid it
@@ -27,5 +27,12 @@ def get_seed(op_seed: Optional[int]) -> tuple[Optional[int], Optional[int]]:
     return seeds
 
 
+def _truncate(seed: int) -> int:
+    """Seeds are kept in [0, 2**31 - 1), as TF does (the kernels' seed attrs are int64, but
+    TF folds larger Python ints into that range)."""
+    return int(seed) % _MAXINT32
+
+
 def set_random_seed(seed: Optional[int]) -> None:
+    """Sets the graph-level seed of the default graph (TF1's tf.set_random_seed)."""
     _graph.get_default_graph().seed = seed

@@ -90,8 +90,10 @@ class ControlDependencyStack:
 
 
 class DeviceStack:
-    """`tf.device(...)` scopes: strings and DeviceSpecs merge field by field (inner fields win);
-    device functions receive the op and return its device."""
+    """`tf.device(...)` scopes, applied as TensorFlow does: innermost first. A string or
+    DeviceSpec fills in only the fields the op's device does not set yet (so inner fields win);
+    a device function receives the op (with the device chosen so far) and its result replaces
+    that device; `tf.device(None)` stops the outer scopes from applying."""
 
     def __init__(self) -> None:
         self._stack: list[Any] = []
@@ -106,25 +108,40 @@ class DeviceStack:
         finally:
             self._stack.pop()
 
+    @contextlib.contextmanager
+    def suspended(self) -> Iterator[None]:
+        """No device scope applies inside (`colocate_with` places ops by their colocation)."""
+        saved, self._stack = self._stack, []
+        try:
+            yield
+        finally:
+            self._stack = saved
+
     def __bool__(self) -> bool:
         return bool(self._stack)
 
     def device_for(self, op: Any) -> str:
-        current = ""
-        for entry in self._stack:
+        current = op._device or ""
+        for entry in reversed(self._stack):
             if entry is None:
-                current = ""
-            elif callable(entry) and not isinstance(entry, device_spec.DeviceSpec):
-                op._device = current
-                chosen = entry(op)
-                current = chosen.to_string() if isinstance(chosen, device_spec.DeviceSpec) else (chosen or "")
+                break
+            if isinstance(entry, device_spec.DeviceSpec):
+                if entry.to_string():
+                    current = device_spec.merge_device(entry, current)
+                continue
+            op._device = current
+            chosen = entry(op)
+            if isinstance(chosen, device_spec.DeviceSpec):
+                current = chosen.to_string()
             else:
-                current = device_spec.merge_device(current, entry)
+                current = device_spec.canonical_name(chosen) if chosen else ""
         return current
 
 
 class ColocationStack:
-    """`tf.colocate_with(op)`: ops created inside get the `_class` attr `loc:@name`."""
+    """`tf.colocate_with(op)`: ops created inside get the `_class` attr listing the
+    colocation groups of every op on the stack, and the device of the innermost one that
+    has a device."""
 
     def __init__(self) -> None:
         self._stack: list[Any] = []
@@ -144,3 +161,17 @@ class ColocationStack:
     def current(self) -> Optional[Any]:
         return self._stack[-1] if self._stack else None
 
+    def __bool__(self) -> bool:
+        return bool(self._stack)
+
+    def groups(self) -> list[str]:
+        found: set[str] = set()
+        for op in self._stack:
+            found.update(op.colocation_groups())
+        return sorted(found)
+
+    def device(self) -> str:
+        for op in reversed(self._stack):
+            if op.device:
+                return op.device
+        return ""

@@ -48,7 +48,8 @@ def python_value_to_ndarray(value: Any, dtype: Optional[_dtypes.DType] = None) -
         raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor: {err}") from None
     kind = array.dtype.kind
     if kind in ("U", "S"):
-        array = _to_bytes_array(array)
+        # From the Python objects: NumPy's fixed-width strings drop trailing NUL bytes.
+        array = _to_bytes_array(np.array(value, dtype=object))
     elif kind == "O":
         flat = [v for v in array.reshape(-1)]
         if flat and all(isinstance(v, (bytes, str)) for v in flat):
@@ -65,6 +66,8 @@ def python_value_to_ndarray(value: Any, dtype: Optional[_dtypes.DType] = None) -
             return array.astype(np.int32)
         return array
     # Check the Python value is representable in the requested dtype, as TF does.
+    if array.size == 0 and kind == "f":  # an empty `[]` takes the requested dtype, as in TF
+        return np.empty(array.shape, dtype=dtype.as_numpy_dtype)
     if dtype is _dtypes.string:
         if array.dtype != object:
             raise TypeError(f"Expected string, got {value!r} of type '{type(value).__name__}' instead.")
@@ -132,3 +135,21 @@ def convert_n_to_tensor(values: Any, dtype: Any = None, name: Optional[str] = No
 
 def is_dense_tensor_like(value: Any) -> bool:
     return isinstance(value, Tensor)
+
+
+def convert_to_tensor_or_indexed_slices(value: Any, dtype: Any = None, name: Optional[str] = None) -> Any:
+    """`value` itself if it is an IndexedSlices (or another composite tensor with `indices`
+    and `values`), else `convert_to_tensor(value, dtype, name)` (TF1's function of that name)."""
+    if hasattr(value, "indices") and hasattr(value, "values") and hasattr(value, "dense_shape"):
+        if dtype is not None and not _dtypes.as_dtype(dtype).is_compatible_with(value.dtype.base_dtype):
+            raise ValueError(f"Tensor conversion requested dtype {_dtypes.as_dtype(dtype).name} for "
+                             f"{type(value).__name__} with dtype {value.dtype.name}: {value!r}")
+        return value
+    return convert_to_tensor(value, dtype=dtype, name=name)
+
+
+def is_tensor(x: Any) -> bool:
+    """Whether `x` is a tensor-like graph value: a Tensor, a Variable, an IndexedSlices or a
+    SparseTensor (TF1's tf.is_tensor)."""
+    return isinstance(x, Tensor) or hasattr(x, "_as_graph_element") or (
+        hasattr(x, "indices") and hasattr(x, "values") and hasattr(x, "dense_shape"))

@@ -48,7 +48,8 @@ def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = N
     norm = use_norm if use_norm is not None else global_norm(t_list, name="global_norm")
     with _graph.name_scope(name, "clip_by_global_norm", t_list + [clip_norm]) as scope:
         clip = math_ops.cast(clip_norm, norm.dtype.base_dtype)
-        scale = clip * math_ops.minimum(1.0 / norm, 1.0 / clip)
+        # An infinite or NaN global norm makes every output NaN (as TF), not silently zero.
+        scale = clip * math_ops.minimum(1.0 / norm, 1.0 / clip) + (norm - norm)
         out = []
         for i, t in enumerate(t_list):
             if t is None:

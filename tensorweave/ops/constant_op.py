@@ -41,18 +41,33 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
     dtype = None if dtype is None else _dtypes.as_dtype(dtype).base_dtype
     array = python_value_to_ndarray(value, dtype)
     if shape is not None:
-        target = tuple(as_shape(shape).as_list())
-        if array.shape != target:
-            if verify_shape:
-                raise TypeError(f"Expected Tensor's shape: {target}, got {array.shape}.")
-            if array.size == 1:
-                array = np.full(target, array.reshape(()), dtype=array.dtype)
-            elif array.size == int(np.prod(target)):
-                array = array.reshape(target)
-            else:
-                raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor of shape "
-                                f"{array.shape} ({array.size} elements) cannot be reshaped to {target}.")
+        array = _fit_to_shape(array, tuple(as_shape(shape).as_list()), verify_shape)
     return _make_const(array, name=name)
+
+
+def _fit_to_shape(array: np.ndarray, target: tuple, verify_shape: bool) -> np.ndarray:
+    """TF1's rule for `tf.constant(value, shape=...)`: the values fill the shape in row-major
+    order and the last value repeats to fill the rest (a scalar fills everything); more values
+    than the shape holds is an error."""
+    if array.shape == target:
+        return array
+    if verify_shape:
+        raise TypeError(f"Expected Tensor's shape: {target}, but got {array.shape}.")
+    size = int(np.prod(target, dtype=np.int64))
+    if size == 0:
+        return np.empty(target, dtype=array.dtype)
+    if array.size > size:
+        raise ValueError(f"Too many elements provided. Takes at most {size}, but got {array.size}.")
+    flat = array.reshape(-1)
+    if flat.size == 0:
+        filled = np.zeros(size, dtype=array.dtype) if array.dtype != object else np.full(size, b"", object)
+    else:
+        filled = np.concatenate([flat, np.repeat(flat[-1:], size - flat.size)])
+    return filled.reshape(target)
+
+
+# TF's messages name types as its C++ runtime does.
+_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
 
 
 # -- Placeholder ----------------------------------------------------------------------------------
@@ -70,7 +85,7 @@ def _placeholder_kernel(ctx: Any) -> Any:
             "?" if d is None else str(d) for d in shape.as_list()) + "]"
         raise errors.InvalidArgumentError(
             None, op, f"You must feed a value for placeholder tensor '{op.name}' with dtype "
-            f"{dtype.name} and shape {dims}")
+            f"{_C_TYPE_NAMES.get(dtype.name, dtype.name)} and shape {dims}")
 
     return must_feed
 

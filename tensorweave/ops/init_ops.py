@@ -64,9 +64,8 @@ class constant_initializer(Initializer):  # noqa: N801
         dt = self._dtype(dtype)
         dims = _shape_list(shape)
         value = np.asarray(self.value, dtype=dt.as_numpy_dtype)
-        if value.size not in (1, int(np.prod(dims, dtype=np.int64))):
-            raise TypeError(f"constant_initializer: {value.size} values cannot fill shape {dims}")
-        return constant(value, dtype=dt, shape=dims)
+        # tf.constant's TF1 rule: fewer values than the shape holds repeat the last one.
+        return constant(value, dtype=dt, shape=dims, verify_shape=self.verify_shape)
 
 
 class random_uniform_initializer(Initializer):  # noqa: N801

@@ -681,7 +681,8 @@ def saturate_cast(value: Any, dtype: Any, name: Optional[str] = None) -> Any:
         value = convert_to_tensor(value, name="value")
         dtype = _dtypes.as_dtype(dtype).base_dtype
         src = value.dtype.base_dtype
-        if not (src.is_complex or dtype.is_complex or dtype == _dtypes.bool):
+        # bool fits every type (and has no min/max); complex and bool targets clamp nothing
+        if not (src.is_complex or dtype.is_complex or _dtypes.bool in (src, dtype)):
             if src.min < dtype.min:
                 value = maximum(value, _saturation_bound(src, dtype.min))
             if src.max > dtype.max:

@@ -5,6 +5,7 @@ and reuses them on every later call (one set of weights for all time steps)."""
 from __future__ import annotations
 
 import collections
+import hashlib
 import re
 from typing import Any, Callable, Optional, Sequence
 
@@ -250,18 +251,26 @@ class GRUCell(RNNCell):
 
 
 class MultiRNNCell(RNNCell):
-    """Cells stacked in layers: each layer's output is the next one's input."""
+    """Cells stacked in layers: each layer's output is the next one's input. With
+    state_is_tuple=False the layers' states are concatenated along dimension 1."""
 
     def __init__(self, cells: Sequence[RNNCell], state_is_tuple: bool = True) -> None:
         super().__init__(None, None, None)
+        if not isinstance(cells, (list, tuple)):
+            raise TypeError(f"cells must be a list or tuple, but saw: {cells!r}.")
         if not cells:
             raise ValueError("Must specify at least one cell for MultiRNNCell.")
         self._cells = list(cells)
         self._state_is_tuple = state_is_tuple
+        if not state_is_tuple and any(nest.is_sequence(c.state_size) for c in self._cells):
+            raise ValueError("Some cells return tuples of states, but the flag state_is_tuple is not set. "
+                             f"State sizes are: {[c.state_size for c in self._cells]}")
 
     @property
     def state_size(self) -> Any:
-        return tuple(c.state_size for c in self._cells)
+        if self._state_is_tuple:
+            return tuple(c.state_size for c in self._cells)
+        return sum(c.state_size for c in self._cells)
 
     @property
     def output_size(self) -> Any:
@@ -272,31 +281,87 @@ class MultiRNNCell(RNNCell):
         return [v for c in self._cells for v in c.variables]
 
     def zero_state(self, batch_size: Any, dtype: Any) -> Any:
-        return tuple(c.zero_state(batch_size, dtype) for c in self._cells)
+        if self._state_is_tuple:
+            return tuple(c.zero_state(batch_size, dtype) for c in self._cells)
+        return super().zero_state(batch_size, dtype)
 
     def call(self, inputs: Any, state: Any, dtype: Any) -> tuple[Any, Any]:
+        from tensorweave.ops import array_ops
         new_states = []
-        current = inputs
+        current, position = inputs, 0
         for i, cell in enumerate(self._cells):
             with variable_scope(f"cell_{i}"):
-                current, s = cell(current, state[i])
+                if self._state_is_tuple:
+                    layer_state = state[i]
+                else:
+                    layer_state = array_ops.slice(state, [0, position], [-1, cell.state_size])
+                    position += cell.state_size
+                current, s = cell(current, layer_state)
             new_states.append(s)
-        return current, tuple(new_states)
+        if self._state_is_tuple:
+            return current, tuple(new_states)
+        return current, array_ops.concat(new_states, 1)
+
+
+def _lstm_filter(substate: Any) -> Any:
+    """TF's default state filter: of an LSTM state only h is dropped out, never the memory c."""
+    if isinstance(substate, LSTMStateTuple):
+        return LSTMStateTuple(c=False, h=True)
+    return True
+
+
+def _seed_for(seed: Optional[int], prefix: str, index: int) -> Optional[int]:
+    """TF's per-tensor dropout seeds derived from the wrapper's seed."""
+    if seed is None:
+        return None
+    digest = hashlib.md5(f"{seed}{prefix}_{index}".encode("utf-8")).hexdigest()
+    return int(digest[:8], 16) & 0x7FFFFFFF
 
 
 class DropoutWrapper(RNNCell):
-    """Dropout on a cell's inputs, outputs and state (keep probabilities), seeded."""
+    """Dropout on a cell's inputs, outputs and state (keep probabilities). With
+    variational_recurrent=True one mask, drawn once per step of the session run and shared by
+    every time step and batch row, is used for each of inputs, state and outputs (Gal and
+    Ghahramani); this needs dtype, and input_size when inputs are dropped."""
 
     def __init__(self, cell: RNNCell, input_keep_prob: Any = 1.0, output_keep_prob: Any = 1.0,
                  state_keep_prob: Any = 1.0, variational_recurrent: bool = False, input_size: Any = None,
-                 dtype: Any = None, seed: Optional[int] = None) -> None:
+                 dtype: Any = None, seed: Optional[int] = None,
+                 dropout_state_filter_visitor: Optional[Callable] = None) -> None:
         super().__init__(None, None, dtype)
-        for label, p in (("input", input_keep_prob), ("output", output_keep_prob), ("state", state_keep_prob)):
-            if isinstance(p, (int, float)) and not 0.0 < p <= 1.0:
+        if dropout_state_filter_visitor is not None and not callable(dropout_state_filter_visitor):
+            raise TypeError("dropout_state_filter_visitor must be callable")
+        for label, p in (("input", input_keep_prob), ("state", state_keep_prob), ("output", output_keep_prob)):
+            if isinstance(p, (int, float)) and not 0.0 <= p <= 1.0:
                 raise ValueError(f"Parameter {label}_keep_prob must be between 0 and 1: {p}")
         self._cell = cell
-        self._input_keep, self._output_keep, self._state_keep = input_keep_prob, output_keep_prob, state_keep_prob
+        self._keep = {"input": input_keep_prob, "state": state_keep_prob, "output": output_keep_prob}
         self._seed = seed
+        self._filter = dropout_state_filter_visitor or _lstm_filter
+        self._noise: dict[str, Any] = {}
+        if variational_recurrent:
+            self._noise = self._recurrent_noise(input_size, dtype)
+
+    def _recurrent_noise(self, input_size: Any, dtype: Any) -> dict[str, Any]:
+        from tensorweave.ops.random_ops import random_uniform
+        if dtype is None:
+            raise ValueError("When variational_recurrent=True, dtype must be provided")
+        sizes = {"state": self._cell.state_size, "output": self._cell.output_size}
+        if self._should_drop(self._keep["input"]):
+            if input_size is None:
+                raise ValueError("When variational_recurrent=True and input_keep_prob < 1.0 or is unknown, "
+                                 "input_size must be provided")
+            sizes["input"] = input_size
+        noise = {}
+        for kind, size in sizes.items():
+            flat = nest.flatten(size)
+            noise[kind] = [random_uniform([1] + (list(s) if isinstance(s, (list, tuple)) else [s]), dtype=dtype,
+                                          seed=_seed_for(self._seed, kind, i)) for i, s in enumerate(flat)]
+        return noise
+
+    @property
+    def wrapped_cell(self) -> RNNCell:
+        return self._cell
 
     @property
     def state_size(self) -> Any:
@@ -311,19 +376,50 @@ class DropoutWrapper(RNNCell):
         return self._cell.variables
 
     def zero_state(self, batch_size: Any, dtype: Any) -> Any:
-        return self._cell.zero_state(batch_size, dtype)
+        with _graph.name_scope(f"{type(self).__name__}ZeroState"):
+            return self._cell.zero_state(batch_size, dtype)
 
-    def _drop(self, x: Any, keep: Any, offset: int) -> Any:
-        from tensorweave.ops import nn_ops
-        if isinstance(keep, (int, float)) and keep == 1.0:
-            return x
-        seed = None if self._seed is None else self._seed + offset
-        return nn_ops.dropout(x, keep_prob=keep, seed=seed)
+    @staticmethod
+    def _should_drop(keep: Any) -> bool:
+        return not isinstance(keep, (int, float)) or keep < 1.0
+
+    def _drop(self, values: Any, kind: str, mask: Any = True) -> Any:
+        from tensorweave.ops import math_ops, nn_ops
+        keep = self._keep[kind]
+        if not self._should_drop(keep):
+            return values
+        flat, masks = nest.flatten(values), _flat_mask(mask, values)
+        out = []
+        for i, (v, do) in enumerate(zip(flat, masks)):
+            if not do:
+                out.append(v)
+            elif kind in self._noise:
+                kept = math_ops.floor(keep + self._noise[kind][i])   # 1 with probability keep
+                out.append(math_ops.divide(v, keep) * kept)
+            else:
+                out.append(nn_ops.dropout(v, keep_prob=keep, seed=_seed_for(self._seed, kind, i)))
+        return nest.pack_sequence_as(values, out) if nest.is_sequence(values) else out[0]
 
     def __call__(self, inputs: Any, state: Any, scope: Any = None) -> tuple[Any, Any]:
-        inputs = self._drop(inputs, self._input_keep, 0)
+        inputs = self._drop(inputs, "input")
         output, new_state = self._cell(inputs, state, scope)
-        flat = [self._drop(s, self._state_keep, 1) for s in nest.flatten(new_state)]
-        new_state = nest.pack_sequence_as(new_state, flat) if nest.is_sequence(new_state) else flat[0]
-        return self._drop(output, self._output_keep, 2), new_state
+        new_state = self._drop(new_state, "state", _state_mask(self._filter, new_state))
+        return self._drop(output, "output"), new_state
 
+
+def _state_mask(visitor: Callable, state: Any) -> Any:
+    """The filter applied to each top-level part of the state (TF's shallow traversal)."""
+    if isinstance(state, LSTMStateTuple) or not nest.is_sequence(state):
+        return visitor(state)
+    return type(state)(_state_mask(visitor, s) for s in state) if not isinstance(state, dict) else \
+        {k: _state_mask(visitor, v) for k, v in state.items()}
+
+
+def _flat_mask(mask: Any, values: Any) -> list[bool]:
+    """One flag per flattened value: a bool applies to the whole sub-structure it stands for."""
+    if isinstance(mask, bool):
+        return [mask] * len(nest.flatten(values))
+    flags: list[bool] = []
+    for m, v in zip(mask, values) if not isinstance(mask, dict) else ((mask[k], values[k]) for k in sorted(mask)):
+        flags.extend(_flat_mask(m, v))
+    return flags

@@ -23,7 +23,7 @@ from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import register_tensor_conversion_function
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
-from tensorweave.ops.reduction_ops import quiet_numpy_warnings, unsorted_segment_sum
+from tensorweave.ops.reduction_ops import quiet_numpy_warnings, scatter_reduce, unsorted_segment_sum
 
 __all__ = ["unique", "unique_with_counts", "segment_sum", "segment_mean", "segment_max", "segment_min",
            "segment_prod", "unsorted_segment_max", "unsorted_segment_min", "unsorted_segment_prod"]
@@ -251,24 +251,6 @@ def _unsorted_segment_shape(op: Any) -> list[TensorShape]:
         if d is not None and i is not None and d != i:
             raise _shape_error(op, f"Dimensions must be equal, but are {d} and {i}")
     return [TensorShape([first] + data.dims[ids.ndims:])]
-
-
-def scatter_reduce(ufunc: Any, out: Any, ids: Any, rows: Any) -> None:
-    """out[ids[j]] = ufunc(out[ids[j]], rows[j]) in order of j, dropping negative ids (as TF's
-    unsorted segment ops do). `out` is [num_segments, ...], `rows` is [len(ids), inner].
-
-    One 1-D `ufunc.at` over element positions: NumPy's fast path for `at` is 1-D only, and
-    the elements of each output row still combine in the order of j."""
-    if ids.size and ids.min() < 0:
-        keep = ids >= 0
-        ids, rows = ids[keep], rows[keep]
-    inner = rows.shape[1]
-    flat_out = out.reshape(-1)  # a view: out is freshly allocated and contiguous
-    if inner == 1:
-        ufunc.at(flat_out, ids, rows.reshape(-1))
-    elif inner:
-        positions = (ids.astype(np.int64)[:, None] * inner + np.arange(inner)).reshape(-1)
-        ufunc.at(flat_out, positions, rows.reshape(-1))
 
 
 def _make_unsorted_kernel(ufunc: Any, empty: str) -> Callable:

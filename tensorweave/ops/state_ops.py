@@ -14,6 +14,7 @@ from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_shape import TensorShape, as_shape
 from tensorweave.ops import shape_fns
+from tensorweave.ops.reduction_ops import scatter_reduce
 
 __all__ = ["assign", "assign_add", "assign_sub", "is_variable_initialized"]
 
@@ -226,8 +227,13 @@ def _make_scatter(name: str, combine: Optional[str]) -> Any:
                     updates = np.broadcast_to(updates, expected)
                 if ufunc is None:
                     var[indices] = updates       # duplicates: the last one wins
+                elif var.ndim > 1 and var.flags.c_contiguous:
+                    # duplicates accumulate in order; element-wise `at` is NumPy's fast path
+                    inner = var.size // var.shape[0] if var.shape[0] else 0
+                    scatter_reduce(ufunc, var, np.reshape(indices, -1),
+                                   np.reshape(updates, (-1, inner)))
                 else:
-                    ufunc.at(var, indices, updates)  # duplicates accumulate
+                    ufunc.at(var, indices, updates)
             finally:
                 if lock is not None:
                     lock.release()
@@ -273,3 +279,43 @@ def scatter_mul(ref: Any, indices: Any, updates: Any, use_locking: bool = False,
 
 def scatter_div(ref: Any, indices: Any, updates: Any, use_locking: bool = False, name: Optional[str] = None) -> Any:
     return _scatter(ScatterDiv, ref, indices, updates, use_locking, name)
+
+
+# ---------------------------------------------------------------------------------------------
+# CountUpTo: the epoch counter of input producers (tf.train.limit_epochs)
+# ---------------------------------------------------------------------------------------------
+def _count_up_to_shape(op: Any) -> list[TensorShape]:
+    if op.inputs[0].shape.ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {op.inputs[0].shape.ndims} for "
+                         f"'{op.name}' (op: 'CountUpTo').")
+    return [TensorShape([])]
+
+
+CountUpTo = define_op("CountUpTo", inputs=["ref: Ref(T)"], outputs=["output: T"],
+                      attrs=["limit: int", "T: {int32, int64}"], shape_fn=_count_up_to_shape,
+                      is_stateful=True)
+CountUpTo.not_differentiable()
+
+
+@CountUpTo.kernel()
+def _count_up_to_kernel(ctx: Any) -> Any:
+    limit, op = ctx.attr("limit"), ctx.op
+
+    def count_up_to(cell: VariableCell) -> Any:
+        with cell.lock:  # increment-and-test must be atomic across concurrent steps
+            old = cell.read(op)
+            if old >= limit:
+                raise errors.OutOfRangeError(None, op, f"Reached limit of {limit}")
+            cell.value = np.array(old + 1, dtype=old.dtype)
+        return old
+
+    return count_up_to
+
+
+__all__ += ["count_up_to"]
+
+
+def count_up_to(ref: Any, limit: int, name: Optional[str] = None) -> Any:
+    """Increments the scalar integer variable `ref` until it reaches `limit`; returns its value
+    before the increment. Once it has reached `limit`, fails with OutOfRangeError."""
+    return apply_op(CountUpTo, name=name, ref=_ref_of(ref), limit=limit)

@@ -34,7 +34,7 @@ class Variable:
                  constraint: Optional[Callable] = None, use_resource: Any = None,
                  synchronization: Any = None, aggregation: Any = None, shape: Any = None) -> None:
         if variable_def is not None:
-            self._init_from_graph(variable_def)
+            self._init_from_graph(variable_def, import_scope)
             return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
@@ -84,15 +84,41 @@ class Variable:
                                                         name="Assign").op
                 self._snapshot = identity(self._variable, name="read")
 
-    def _init_from_graph(self, variable_def: Any) -> None:
+    def _init_from_graph(self, variable_def: Any, import_scope: Optional[str] = None) -> None:
+        """Rebuilds the Variable object around existing nodes named by a VariableDef proto."""
+        from tensorweave.framework.meta_graph import prepend_name_scope
         graph = _graph.get_default_graph()
-        self._variable = graph.as_graph_element(variable_def["variable_name"])
-        self._initializer_op = graph.as_graph_element(variable_def["initializer_name"])
-        self._snapshot = graph.as_graph_element(variable_def["snapshot_name"])
-        self._initial_value = None
-        self._trainable = variable_def.get("trainable", True)
+
+        def element(name: str) -> Any:
+            return graph.as_graph_element(prepend_name_scope(name, import_scope))
+
+        self._variable = element(variable_def.variable_name)
+        self._initializer_op = element(variable_def.initializer_name)
+        self._snapshot = element(variable_def.snapshot_name)
+        self._initial_value = element(variable_def.initial_value_name) if variable_def.initial_value_name else None
+        self._trainable = variable_def.trainable
         self._constraint = None
         self._save_slice_info = None
+
+    def to_proto(self, export_scope: Optional[str] = None) -> Any:
+        """This variable as a VariableDef protobuf, names relative to `export_scope` (None if the
+        variable is outside it)."""
+        from tensorboard.compat.proto import variable_pb2
+        from tensorweave.framework.meta_graph import strip_name_scope
+        if export_scope is not None and not self._variable.name.startswith(export_scope.rstrip("/") + "/"):
+            return None
+        proto = variable_pb2.VariableDef(
+            variable_name=strip_name_scope(self._variable.name, export_scope),
+            initializer_name=strip_name_scope(self._initializer_op.name, export_scope),
+            snapshot_name=strip_name_scope(self._snapshot.name, export_scope), trainable=self._trainable)
+        if self._initial_value is not None:
+            proto.initial_value_name = strip_name_scope(self._initial_value.name, export_scope)
+        return proto
+
+    @staticmethod
+    def from_proto(variable_def: Any, import_scope: Optional[str] = None) -> "Variable":
+        """The Variable around the nodes a VariableDef names (in the default graph)."""
+        return Variable(variable_def=variable_def, import_scope=import_scope)
 
     # -- graph elements -------------------------------------------------------------------------
     def _as_graph_element(self) -> Tensor:
@@ -108,6 +134,19 @@ class Variable:
     def read_value(self) -> Tensor:
         """A new read of this variable's current value."""
         return identity(self._variable, name="read")
+
+    def initialized_value(self) -> Tensor:
+        """The variable's value if it is initialized, else its initial value: use it to
+        initialize another variable from this one (TF1 Variable.initialized_value)."""
+        from tensorweave.ops.control_flow.cond import cond
+        graph = self.graph
+        saved_context, graph._control_flow_context = graph._control_flow_context, None
+        try:
+            with graph.as_default(), graph.control_dependencies(None):
+                return cond(state_ops.is_variable_initialized(self._variable), self.read_value,
+                            lambda: self._initial_value)
+        finally:
+            graph._control_flow_context = saved_context
 
     @property
     def initializer(self) -> Operation:
@@ -244,6 +283,21 @@ def _to_tensor(v: Variable, dtype: Any = None, name: Optional[str] = None, as_re
 
 
 register_tensor_conversion_function(Variable, _to_tensor)
+
+
+def _register_variable_collections() -> None:
+    """Variables serialize into MetaGraphDef collections as VariableDef protos."""
+    from tensorboard.compat.proto import variable_pb2
+    from tensorweave.framework.meta_graph import register_proto_function
+    for key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES, GraphKeys.MOVING_AVERAGE_VARIABLES,
+                GraphKeys.LOCAL_VARIABLES, GraphKeys.MODEL_VARIABLES, GraphKeys.GLOBAL_STEP,
+                GraphKeys.METRIC_VARIABLES):
+        register_proto_function(key, proto_type=variable_pb2.VariableDef,
+                                to_proto=lambda v, export_scope=None: v.to_proto(export_scope),
+                                from_proto=Variable.from_proto)
+
+
+_register_variable_collections()
 
 
 # -- collections and initializers -------------------------------------------------------------

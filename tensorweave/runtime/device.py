@@ -6,12 +6,13 @@ types (a CuPy GPU, say) register a factory here; nothing else in the runtime nam
 """
 from __future__ import annotations
 
+import random
 import threading
 from typing import Any, Callable, Optional
 
 import numpy as np
 
-from tensorweave.framework.device_spec import DeviceSpec
+from tensorweave.framework.device_spec import DeviceSpec, register_known_device_type
 from tensorweave.runtime.resource_mgr import ResourceManager
 from tensorweave.runtime.thread_pool import ThreadPool
 
@@ -42,13 +43,22 @@ class AllocationStats:
 
 
 class Device:
+    """One device. `flops_per_second` and `bytes_per_second` (its link to other devices) are the
+    cost model's static estimates for this device type; `memory_limit` (bytes, None for
+    unlimited) bounds what the placer puts here; `incarnation` tells a restarted device from
+    the old one in rendezvous keys."""
+
     def __init__(self, spec: DeviceSpec, xp: Any, num_threads: int,
-                 memory_limit: Optional[int] = None) -> None:
+                 memory_limit: Optional[int] = None, flops_per_second: float = 5e10,
+                 bytes_per_second: float = 1e10) -> None:
         self.spec = spec
         self.name = spec.to_string()
         self.device_type = spec.device_type or "CPU"
         self.xp = xp
         self.memory_limit = memory_limit
+        self.flops_per_second = flops_per_second
+        self.bytes_per_second = bytes_per_second
+        self.incarnation = random.getrandbits(63) or 1
         self.resource_manager = ResourceManager()
         self.stats = AllocationStats()
         self._num_threads = num_threads
@@ -80,8 +90,11 @@ _FACTORIES: dict[str, DeviceFactory] = {}
 
 
 def register_device_type(device_type: str, factory: DeviceFactory) -> None:
-    """factory(spec, num_threads, config) -> Device; called once per device of that type."""
+    """factory(spec, num_threads, config) -> Device; called once per device of that type.
+    `ConfigProto(device_count={device_type: n})` then creates n of them; kernels registered
+    for the type (or generic ones over `xp`) and the placer need nothing else."""
     _FACTORIES[device_type] = factory
+    register_known_device_type(device_type)
 
 
 def device_types() -> list[str]:
@@ -100,6 +113,7 @@ def create_devices(device_count: dict[str, int], num_threads: int, config: Any =
     """Devices for one process: `device_count` per type (CPU defaults to 1)."""
     counts = {"CPU": 1}
     counts.update({k.upper(): v for k, v in (device_count or {}).items()})
+    counts["CPU"] = max(counts["CPU"], 1)  # a process always has its host CPU device, as in TF
     devices = []
     for device_type, factory in _FACTORIES.items():
         for index in range(counts.get(device_type, 0)):

@@ -26,6 +26,14 @@ from tensorweave.runtime.step_context import DEAD, StepContext
 import numpy as np
 
 
+class _Nesting(threading.local):
+    depth = 0
+
+
+_nesting = _Nesting()
+_MAX_INLINE_NESTING = 8
+
+
 class IterationState:
     """Input slots, pending counts and dead counts of one iteration of one frame."""
 
@@ -93,6 +101,9 @@ class ExecutorState:
         self.root = FrameState("", "", None, 0, 1, 0)
         self.root.iterations[0] = IterationState(tables, pending_init)
         self.frames: dict[str, FrameState] = {}
+        # Small multi-partition steps continue received values on the sending thread (a thread
+        # hop would cost more than the work); others on the receiving device's pool.
+        self.inline_continuations = False
 
     # -- the run loop ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -130,7 +141,11 @@ class ExecutorState:
         if item.control_flow is not None:
             return self.control_flow_outputs(tagged, inputs)
         if tagged.is_dead:
-            return [DEAD] * item.num_outputs
+            if not item.is_transfer:
+                return [DEAD] * item.num_outputs
+            # Send runs to pass the deadness on; a Recv's output is dead only if what it
+            # receives is (its control inputs may be dead while the value is live).
+            tagged.is_dead = item.num_outputs == 0
         for i in range(item.num_inputs):
             iteration.input_tensors[start + i] = None  # the kernel owns its inputs now
         try:
@@ -164,11 +179,22 @@ class ExecutorState:
             continuation: collections.deque = collections.deque()
             self.finish_node(tagged, outputs, continuation)
             if continuation:
-                self.device.thread_pool.schedule(self.run_ready, continuation)
+                self.resume(continuation)
 
         item.compute(self.step.at(tagged.frame.frame_id, tagged.iteration), done, *inputs)
         in_call[0] = False
         return sync[0] if sync else None
+
+    def resume(self, continuation: "collections.deque[TaggedNode]") -> None:
+        """Runs the work an asynchronous kernel's completion made ready."""
+        if self.inline_continuations and _nesting.depth < _MAX_INLINE_NESTING:
+            _nesting.depth += 1  # bounded: partitions that keep handing values back and forth
+            try:
+                self.run_ready(continuation)
+            finally:
+                _nesting.depth -= 1
+        else:
+            self.device.thread_pool.schedule(self.run_ready, continuation)
 
     def record_error(self, err: BaseException) -> None:
         with self.lock:
@@ -179,6 +205,8 @@ class ExecutorState:
     # -- control flow ---------------------------------------------------------------------------
     def control_flow_outputs(self, tagged: TaggedNode, inputs: list[Any]) -> list[Any]:
         kind = tagged.item.control_flow
+        if kind == "control_trigger":
+            return []
         if kind == "merge":
             if tagged.is_dead:
                 return [DEAD, DEAD]
@@ -202,8 +230,11 @@ class ExecutorState:
             new_ready: list[TaggedNode] = []
             self.propagate(tagged, outputs, new_ready)
             frame, iteration = tagged.frame, tagged.iteration
-            frame.iterations[iteration].outstanding_ops -= 1
-            self.maybe_finish_iteration(frame, iteration, new_ready)
+            state = frame.iterations[iteration]
+            state.outstanding_ops -= 1
+            if not state.outstanding_ops and frame is not self.root:
+                # Only an iteration whose last op just finished can let iterations be released.
+                self.maybe_finish_iteration(frame, iteration, new_ready)
             self.num_outstanding += len(new_ready) - 1
             done = self.num_outstanding == 0
         ready.extend(new_ready)
@@ -213,7 +244,8 @@ class ExecutorState:
     def propagate(self, tagged: TaggedNode, outputs: list[Any], new_ready: list[TaggedNode]) -> None:
         item, frame, iteration = tagged.item, tagged.frame, tagged.iteration
         kind = item.control_flow
-        is_dead = tagged.is_dead or (outputs and all(o is DEAD for o in outputs) and kind != "merge")
+        is_dead = tagged.is_dead or (kind != "merge" and bool(outputs) and outputs[0] is DEAD
+                                     and all(o is DEAD for o in outputs))
         if kind == "enter":
             child = self.find_or_create_child(frame, iteration, item)
             child.pending_enters -= 1
@@ -244,7 +276,8 @@ class ExecutorState:
                 self.new_iteration(frame, new_ready)
             self.activate(item, outputs, False, frame, nxt, new_ready)
         else:
-            self.activate(item, outputs, bool(is_dead), frame, iteration, new_ready)
+            # A ControlTrigger signals live even after dead inputs (it orders ops that may not run).
+            self.activate(item, outputs, bool(is_dead) and kind != "control_trigger", frame, iteration, new_ready)
 
     def activate(self, item: NodeItem, outputs: list[Any], is_dead: bool, frame: FrameState,
                  iteration: int, new_ready: list[TaggedNode]) -> None:
@@ -356,8 +389,8 @@ class ExecutorState:
             if value is DEAD:
                 sink = self.tables.items[self.tables.fetch_items[i]]
                 raise errors.InvalidArgumentError(
-                    None, sink.op, f"Retval[{i}] does not have value: fetched tensor "
-                    f"{sink.name[len('_Fetch/'):]} is dead (its branch was not taken)")
+                    None, sink.op, f"Retval[{self.tables.fetch_indices[i]}] does not have value: fetched "
+                    f"tensor {sink.name[len('_Fetch/'):]} is dead (its branch was not taken)")
         return self.results
 
 
@@ -367,9 +400,16 @@ class DataflowExecutor:
         self.device = device
         self.pending_init = [it.pending_init for it in tables.items]
 
-    def start(self, step: StepContext) -> ExecutorState:
-        state = ExecutorState(self.tables, self.device, step, self.pending_init)
+    def start(self, step: StepContext, state_class: type = ExecutorState) -> ExecutorState:
+        """Runs the partition on this thread until it waits or finishes."""
+        state = state_class(self.tables, self.device, step, self.pending_init)
         state.start()
+        return state
+
+    def launch(self, step: StepContext, state_class: type = ExecutorState) -> ExecutorState:
+        """Starts the partition on its device's thread pool (partitions of a step run at once)."""
+        state = state_class(self.tables, self.device, step, self.pending_init)
+        self.device.thread_pool.schedule(state.start)
         return state
 
     def run(self, step: StepContext, timeout: Optional[float] = None) -> list[Any]:

@@ -79,9 +79,46 @@ def structure_key(fetches: Any) -> Any:
     return fetches
 
 
+# type -> fn(key) -> (component tensors, split(value) -> their values): feeds for composite
+# keys such as a SparseTensor fed with a SparseTensorValue.
+_FEED_FUNCTIONS: dict[type, Callable[[Any], tuple[list[Any], Callable[[Any], Any]]]] = {}
+
+
+def register_feed_function(cls: type, fn: Callable[[Any], tuple[list[Any], Callable[[Any], Any]]]) -> None:
+    _FEED_FUNCTIONS[cls] = fn
+
+
+def feed_expander(feed_keys: Any) -> Any:
+    """None when no key is composite (the common case costs nothing per step); else
+    (flat keys, fn(values) -> flat values) splitting each composite feed into its parts."""
+    if not any(type(k) in _FEED_FUNCTIONS for k in feed_keys):
+        return None
+    flat_keys: list[Any] = []
+    splitters: list[Any] = []
+    for key in feed_keys:
+        fn = _FEED_FUNCTIONS.get(type(key))
+        components, split = ([key], None) if fn is None else fn(key)
+        flat_keys.extend(components)
+        splitters.append(split)
+
+    def expand(values: Any) -> list[Any]:
+        flat: list[Any] = []
+        for split, value in zip(splitters, values):
+            if split is None:
+                flat.append(value)
+            else:
+                flat.extend(split(value))
+        return flat
+
+    return flat_keys, expand
+
+
 def _register_builtin_fetches() -> None:
     from tensorweave.framework.indexed_slices import IndexedSlices, _fetch_indexed_slices
+    from tensorweave.framework.sparse_tensor import SparseTensor, feed_sparse_tensor, fetch_sparse_tensor
     register_fetch_function(IndexedSlices, _fetch_indexed_slices)
+    register_fetch_function(SparseTensor, fetch_sparse_tensor)
+    register_feed_function(SparseTensor, feed_sparse_tensor)
 
 
 _register_builtin_fetches()

@@ -20,6 +20,8 @@ def prune(fetches: Iterable[Tensor], targets: Iterable[Operation], feeds: set[Te
             if t not in feeds and id(t.op) not in needed:
                 stack.append(t.op)
         for c in op.control_inputs:
-            if id(c) not in needed:
+            # A control dependency on an op whose outputs are all fed is met by the feed (TF
+            # replaces the fed node, e.g. a placeholder a CriticalSection waits for).
+            if id(c) not in needed and not (c.outputs and all(t in feeds for t in c.outputs)):
                 stack.append(c)
     return sorted(needed.values(), key=lambda op: op._id)

@@ -6,6 +6,7 @@ clears named containers so state can be shared across sessions and dropped on re
 """
 from __future__ import annotations
 
+import itertools
 import threading
 from typing import Any, Callable, Optional, Sequence
 
@@ -16,6 +17,12 @@ class ResourceManager:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._containers: dict[str, dict[str, Any]] = {}
+        self._ids = itertools.count()
+
+    def generate_unique_id(self) -> int:
+        """A number unique within this manager: an unshared queue is named `_<id>_<node>`
+        (TF's naming, which its error messages show)."""
+        return next(self._ids)
 
     def lookup_or_create(self, container: str, name: str, creator: Callable[[], Any]) -> Any:
         container = container or DEFAULT_CONTAINER

@@ -17,12 +17,15 @@ from tensorweave.framework import default_session, errors
 from tensorweave.framework import graph as _graph
 from tensorweave.framework.graph import Graph, Tensor
 from tensorweave.runtime import blas_threads
-from tensorweave.runtime.config import ConfigProto, RunMetadata, RunOptions, timeout_seconds
+from tensorweave.runtime.config import ConfigProto, RunMetadata, RunOptions, timeout_seconds, tracing
+from tensorweave.runtime.cost_model import CostModel
 from tensorweave.runtime.device import DeviceMgr, create_devices
-from tensorweave.runtime.fetch_mapper import FetchHandler, structure_key
+from tensorweave.runtime.fetch_mapper import FetchHandler, feed_expander, structure_key
 from tensorweave.runtime.graph_compiler import KernelCache
+from tensorweave.runtime.placer import Placer
 from tensorweave.runtime.step_context import StepContext
 from tensorweave.runtime.step_plan import StepPlan
+from tensorweave.runtime.step_stats import StepTracer
 
 _live_sessions: "weakref.WeakSet[BaseSession]" = weakref.WeakSet()
 
@@ -87,6 +90,9 @@ class RunCallable:
         graph = session.graph
         self.version = graph._structure_version
         self.handler = FetchHandler(graph, fetches)
+        self.expand = feed_expander(feed_keys)  # composite keys (SparseTensor) -> their parts
+        if self.expand is not None:
+            feed_keys, self.expand = self.expand
         self.feeds = [_feed_tensor(graph, k) for k in feed_keys]
         seen: set[Tensor] = set()
         for t in self.feeds:
@@ -97,13 +103,38 @@ class RunCallable:
                 raise ValueError(f"Tensor {t.name} may not be fed.")
         self.converters = [FeedConverter(t) for t in self.feeds]
         self.plan = StepPlan(self.handler.tensors, self.handler.targets, self.feeds,
-                             session._device_mgr.devices, session._kernels, session._config)
+                             session._device_mgr.devices, session._kernels, session._config,
+                             session._placer)
 
-    def __call__(self, session: "BaseSession", feed_values: Any, options: Optional[RunOptions]) -> Any:
+    def __call__(self, session: "BaseSession", feed_values: Any, options: Optional[RunOptions] = None,
+                 run_metadata: Optional[RunMetadata] = None) -> Any:
+        if self.expand is not None:
+            feed_values = self.expand(feed_values)
         feeds = [convert(v) for convert, v in zip(self.converters, feed_values)]
         step = StepContext(feeds, session)
-        values = self.plan.run(step, timeout_seconds(options, session._config), session._active_steps)
+        if options is None:
+            values = self.plan.run(step, session._timeout, session._active_steps)
+        else:
+            values = self._run_with_options(session, step, options, run_metadata)
         return self.handler.build_results(values)
+
+    def _run_with_options(self, session: "BaseSession", step: StepContext, options: RunOptions,
+                          run_metadata: Optional[RunMetadata]) -> list[Any]:
+        """A step with RunOptions: tracing (step stats, measured costs) and partition graphs."""
+        if tracing(options):
+            step.stats = StepTracer()
+        try:
+            values = self.plan.run(step, timeout_seconds(options, session._config), session._active_steps)
+        finally:
+            if step.stats is not None:
+                step.stats.finish()
+        if step.stats is not None:
+            if run_metadata is not None:
+                step.stats.fill(run_metadata.step_stats)
+            session._learn_costs(step.stats)
+        if run_metadata is not None and options.output_partition_graphs:
+            run_metadata.partition_graphs.extend(self.plan.partition_graph_defs())
+        return values
 
 
 _UNFEEDABLE_TYPES: set[str] = set()
@@ -131,6 +162,9 @@ class BaseSession:
         blas_threads.configure(self._config.intra_op_parallelism_threads)
         threads = self._config.inter_op_parallelism_threads or (os.cpu_count() or 1)
         self._device_mgr = DeviceMgr(create_devices(self._config.device_count, threads, self._config))
+        self._placer = Placer(self._device_mgr.devices, self._config.allow_soft_placement,
+                              self._config.log_device_placement, CostModel())
+        self._timeout = timeout_seconds(None, self._config)
         self._kernels = KernelCache(self)
         self._run_cache: dict[Any, RunCallable] = {}
         self._cache_lock = threading.Lock()
@@ -169,7 +203,7 @@ class BaseSession:
             key, runner = None, None
         if runner is None or runner.version != self._graph._structure_version:
             runner = self._compile(key, fetches, tuple(feed_dict) if feed_dict else ())
-        return runner(self, feed_dict.values() if feed_dict else (), options)
+        return runner(self, feed_dict.values() if feed_dict else (), options, run_metadata)
 
     def _compile(self, key: Any, fetches: Any, feed_keys: tuple) -> RunCallable:
         with self._cache_lock:
@@ -190,9 +224,16 @@ class BaseSession:
         def call(*feed_values: Any, options: Optional[RunOptions] = None, run_metadata: Any = None) -> Any:
             if self._closed:
                 raise RuntimeError("Attempted to use a closed Session.")
-            return runner(self, feed_values, options)
+            return runner(self, feed_values, options, run_metadata)
 
         return call
+
+    def _learn_costs(self, tracer: StepTracer) -> None:
+        """Measured node times replace the cost model's static estimates (white paper 3.2.1);
+        with several devices, plans are then placed again using them."""
+        if self._placer.cost_model.record(tracer.samples()) and len(self._device_mgr.devices) > 1:
+            with self._cache_lock:
+                self._run_cache.clear()
 
     # -- lifetime ---------------------------------------------------------------------------------
     def close(self) -> None:
@@ -272,7 +313,7 @@ class _DeviceAttributes:
         self.name = device.name
         self.device_type = device.device_type
         self.memory_limit_bytes = device.memory_limit or 0
-        self.incarnation = id(device)
+        self.incarnation = device.incarnation
 
     def __repr__(self) -> str:
         return f"_DeviceAttributes({self.name}, {self.device_type}, {self.memory_limit_bytes})"

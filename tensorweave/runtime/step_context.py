@@ -51,6 +51,8 @@ class CancellationManager:
 class StepContext:
     """One `Session.run` step (shared by its partitions)."""
 
+    DEAD = DEAD  # for kernels that handle dead values themselves (Send)
+
     __slots__ = ("step_id", "feeds", "cancellation", "session_state", "rendezvous", "stats",
                  "step_resources", "frame_id", "iteration", "__weakref__")
 

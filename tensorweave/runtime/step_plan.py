@@ -1,5 +1,7 @@
 """Step plans (DESIGN.md "Running a step", step 2): built once per (feeds, fetches, targets)
-signature by pruning, placing and compiling; run many times from precomputed tables."""
+signature by pruning, placing, partitioning per device (with Send/Recv) and compiling each
+partition; run many times from precomputed tables. A plan on one device keeps the single
+executor fast path; a plan over several devices runs its partitions together."""
 from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence
@@ -7,11 +9,15 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from tensorweave.framework.graph import Operation, Tensor
-from tensorweave.runtime import placer, pruning
-from tensorweave.runtime.executor import DataflowExecutor
-from tensorweave.runtime.graph_compiler import KernelCache, PartitionTables, compile_partition
+from tensorweave.runtime import pruning
+from tensorweave.runtime.graph_compiler import KernelCache
+from tensorweave.runtime.partition import Partition, PartitionOptions, partition_graph
+from tensorweave.runtime.partition_export import partition_to_graph_def
+from tensorweave.runtime.partition_runner import PartitionRunner, run_in_order, run_partitions, senders_first
+from tensorweave.runtime.cost_model import CostModel
+from tensorweave.runtime.placer import Placer
+from tensorweave.runtime.recv_scheduling import schedule_recvs
 from tensorweave.runtime.step_context import StepContext
-from tensorweave.runtime.straight_line import StraightLineExecutor, topological_order
 
 
 def _aliases_persistent_state(tensor: Tensor) -> bool:
@@ -55,64 +61,73 @@ def _fetch_finisher(tensor: Tensor, fed: bool) -> Callable[[Any], Any]:
     return finish
 
 
-def _has_independent_expensive(tables: PartitionTables) -> bool:
-    """True when two expensive kernels could run at once (neither depends on the other)."""
-    expensive = [it.id for it in tables.items if it.expensive]
-    if len(expensive) < 2:
-        return False
-    ancestors = [0] * len(tables.items)
-    for nid in topological_order(tables):
-        bits = ancestors[nid] | (1 << nid)
-        for dst, _, _ in tables.items[nid].out_edges:
-            ancestors[dst] |= bits
-    for i, a in enumerate(expensive):
-        for b in expensive[i + 1:]:
-            if not (ancestors[b] >> a) & 1 and not (ancestors[a] >> b) & 1:
-                return True
-    return False
+# Below this estimated work a multi-device step runs on one thread: a thread hop costs tens of
+# microseconds, more than running its partitions one after the other.
+SMALL_STEP_S = 1e-3
+
+
+def _is_small(runners: Sequence[PartitionRunner], cost_model: CostModel) -> bool:
+    total = 0.0
+    for runner in runners:
+        if runner.tables.num_expensive:
+            return False
+        for item in runner.tables.items:
+            op = item.op
+            if op is not None and getattr(op, "graph", None) is not None and not item.is_sink:
+                total += cost_model.compute_time(op, runner.device)
+    return total < SMALL_STEP_S
 
 
 class StepPlan:
-    """Everything one run signature needs: the executor and the fetch post-processing."""
+    """Everything one run signature needs: the placed, partitioned and compiled graph (one
+    executor per device it uses) and the fetch post-processing."""
 
     def __init__(self, fetches: Sequence[Tensor], targets: Sequence[Operation], feeds: Sequence[Tensor],
-                 devices: Sequence[Any], kernels: KernelCache, config: Any) -> None:
+                 devices: Sequence[Any], kernels: KernelCache, config: Any,
+                 placer: Optional[Placer] = None) -> None:
         feed_index = {t: i for i, t in enumerate(feeds)}
         ops = pruning.prune(fetches, targets, set(feeds))
-        assignment = placer.place(ops, devices, config.allow_soft_placement, config.log_device_placement)
-        device = devices[0]
-        # One partition for now: kernels are built against their assigned device (its
-        # resources and namespace); Send/Recv partitioning splits this per device.
-        tables = compile_partition(ops, device, _AssignedKernels(kernels, assignment), feed_index, fetches)
-        self.straight_line = not (tables.has_control_flow or tables.has_async) and not (
-            config.inter_op_parallelism_threads != 1 and _has_independent_expensive(tables))
-        if self.straight_line:
-            self.executor: Any = StraightLineExecutor(tables)
-        else:
-            self.executor = DataflowExecutor(tables, device)
+        if placer is None:
+            placer = Placer(devices, config.allow_soft_placement, config.log_device_placement)
+        self.cost_version = placer.cost_model.version
+        assignment = placer.place(ops, feeds)
+        graph_options = config.graph_options
+        options = PartitionOptions(compress_float32=graph_options.enable_bfloat16_sendrecv)
+        self.partitions = partition_graph(ops, assignment, feed_index, fetches, devices, options) or [
+            Partition(devices[0])]
+        if len(self.partitions) > 1 and graph_options.enable_recv_scheduling:
+            schedule_recvs(self.partitions, placer.cost_model)
+        self.runners = [PartitionRunner(p, kernels, config.inter_op_parallelism_threads)
+                        for p in self.partitions]
+        self.single = self.runners[0] if len(self.runners) == 1 else None
+        self.small_step = self.single is None and _is_small(self.runners, placer.cost_model)
+        order = senders_first(self.partitions) if self.small_step else None
+        if order is not None:
+            self.runners = [self.runners[i] for i in order]
+            if all(r.only_waits_for_receives() for r in self.runners):
+                for runner in self.runners:
+                    runner.use_synchronous_receives()
+        # Every partition straight-line, senders first: the step is one pass on this thread.
+        self.synchronous = order is not None and all(r.straight_line for r in self.runners)
         self.finishers = [_fetch_finisher(t, t in feed_index) for t in fetches]
         self.num_ops = len(ops)
+        self._graph_defs: Optional[list[Any]] = None
+
+    @property
+    def straight_line(self) -> bool:
+        return self.single is not None and self.single.straight_line
 
     def run(self, step: StepContext, timeout: Optional[float], active: Any) -> list[Any]:
-        if self.straight_line:
-            values = self.executor.run(step)
+        if self.single is not None:
+            values = self.single.run(step, timeout, active)
+        elif self.synchronous:
+            values = run_in_order(self.runners, len(self.finishers), step)
         else:
-            state = self.executor.start(step)
-            active.add(state)
-            try:
-                values = state.wait(timeout)
-            finally:
-                active.discard(state)
+            values = run_partitions(self.runners, len(self.finishers), step, timeout, active, self.small_step)
         return [f(v) for f, v in zip(self.finishers, values)]
 
-
-class _AssignedKernels:
-    """KernelCache view that builds each node's kernel against its assigned device."""
-
-    def __init__(self, cache: KernelCache, assignment: dict[int, Any]) -> None:
-        self._cache = cache
-        self._assignment = assignment
-
-    def get(self, op: Operation, device: Any) -> Callable[..., Any]:
-        return self._cache.get(op, self._assignment.get(id(op), device))
-
+    def partition_graph_defs(self) -> list[Any]:
+        """One GraphDef per partition (RunOptions.output_partition_graphs)."""
+        if self._graph_defs is None:
+            self._graph_defs = [partition_to_graph_def(p) for p in self.partitions]
+        return self._graph_defs

@@ -25,16 +25,20 @@ class Instruction:
 
 
 def topological_order(tables: PartitionTables) -> list[int]:
-    pending = [it.pending_init for it in tables.items]
+    """A valid execution order; Sends go as early as they can, since another device may be
+    waiting for them."""
+    items = tables.items
+    pending = [it.pending_init for it in items]
     order: list[int] = []
     ready = [i for i, p in enumerate(pending) if p == 0]
-    while ready:
-        nid = ready.pop()
+    sends: list[int] = []
+    while ready or sends:
+        nid = sends.pop() if sends else ready.pop()
         order.append(nid)
-        for dst, _, _ in tables.items[nid].out_edges:
+        for dst, _, _ in items[nid].out_edges:
             pending[dst] -= 1
             if pending[dst] == 0:
-                ready.append(dst)
+                (sends if items[dst].is_transfer else ready).append(dst)
     if len(order) != len(tables.items):
         raise ValueError("Graph contains a cycle outside of a while loop")
     return order

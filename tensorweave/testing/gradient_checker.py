@@ -3,6 +3,7 @@ TF's `tf.test.compute_gradient` / `compute_gradient_error` meaning: the full Jac
 inputs, and a random-direction check for large ones."""
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -11,7 +12,13 @@ from tensorweave.framework.graph import Tensor
 
 
 def _session(graph: Any) -> Any:
+    """The default session when it runs `graph` (as TF's checker uses it, so variables it has
+    initialized keep their values), else a new session closed on exit."""
+    from tensorweave.framework.default_session import get_default_session
     from tensorweave.runtime.session import Session
+    current = get_default_session()
+    if current is not None and current.graph is graph:
+        return contextlib.nullcontext(current)
     return Session(graph=graph)
 
 
@@ -71,6 +78,9 @@ def compute_gradient(x: Any, x_shape: Any, y: Tensor, y_shape: Sequence[int],
     values = [np.asarray(v, dtype=t.dtype.base_dtype.as_numpy_dtype) if v is not None else
               rng.random_sample(s).astype(t.dtype.base_dtype.as_numpy_dtype)
               for t, s, v in zip(xs, shapes, inits)]
+    for t, s, v in zip(xs, shapes, values):
+        if tuple(v.shape) != tuple(s):
+            raise ValueError(f"x_init_value for {t.name} has shape {v.shape}, but x_shape is {tuple(s)}")
     with _session(y.graph) as sess:
         if init_targets is not None:
             sess.run(init_targets)

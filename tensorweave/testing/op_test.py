@@ -45,9 +45,12 @@ def check_op(tensor: Tensor, expected: Any, feed_dict: Optional[dict] = None, rt
              atol: float = 1e-6, exact_dtype: bool = True) -> Any:
     """Evaluates `tensor`, checks dtype, static shape and values against `expected`."""
     value = evaluate(tensor, feed_dict)
-    expected = np.asarray(expected)
     assert_static_shape_matches(tensor, value)
-    got = np.asarray(value)
+    if tensor.dtype.base_dtype.name == "string":  # a scalar string fetches as bytes
+        assert isinstance(value, (bytes, np.ndarray)), f"{tensor.name}: fetched {type(value)}"
+        got, expected = np.asarray(value, dtype=object), np.asarray(expected, dtype=object)
+    else:
+        got, expected = np.asarray(value), np.asarray(expected)
     if exact_dtype:
         want = np.dtype(tensor.dtype.base_dtype.as_numpy_dtype)
         assert got.dtype == want, f"{tensor.name}: dtype {got.dtype}, declared {want}"

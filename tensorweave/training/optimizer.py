@@ -79,12 +79,9 @@ class Optimizer:
     def apply_gradients(self, grads_and_vars: Sequence[tuple[Any, Variable]], global_step: Optional[Variable] = None,
                         name: Optional[str] = None) -> Operation:
         """Adds the update ops for each (gradient, variable) pair; increments global_step."""
-        grads_and_vars = [(g, v) for g, v in grads_and_vars]
+        grads_and_vars = [(_as_gradient(g), v) for g, v in grads_and_vars]
         if not grads_and_vars:
             raise ValueError("No variables provided.")
-        for g, v in grads_and_vars:
-            if g is not None and not isinstance(g, (Tensor, IndexedSlices)):
-                raise TypeError(f"Gradient must be a Tensor, IndexedSlices, or None: {g}")
         live = [(g, v) for g, v in grads_and_vars if g is not None]
         if not live:
             raise ValueError(f"No gradients provided for any variable: {[(str(g), v.name) for g, v in grads_and_vars]}.")
@@ -129,7 +126,8 @@ class Optimizer:
         """Sums the rows of duplicated indices, then calls `_apply_sparse` with unique ones."""
         from tensorweave.ops import array_ops, math_ops
         unique, positions = array_ops.unique(grad.indices)
-        summed = math_ops.unsorted_segment_sum(grad.values, positions, array_ops.shape(unique)[0])
+        # Size of the 1-D `unique` is its length: one node where shape(unique)[0] takes five.
+        summed = math_ops.unsorted_segment_sum(grad.values, positions, array_ops.size(unique))
         return self._apply_sparse(IndexedSlices(summed, unique, grad.dense_shape), var)
 
     def _finish(self, update_ops: list[Any], name_scope: str) -> Operation:
@@ -180,9 +178,23 @@ class Optimizer:
         return sorted(found, key=lambda v: v.name)
 
     def _hyper(self, value: Any, name: str, var: Variable) -> Tensor:
-        """A hyperparameter as a tensor of the variable's dtype."""
+        """A hyperparameter as a tensor of the variable's dtype; a callable (TF1 allows one
+        for the learning rate and the other hyperparameters) is called first."""
+        if callable(value) and not isinstance(value, Variable):
+            value = value()
         if isinstance(value, Tensor):
             from tensorweave.ops import math_ops
             return value if value.dtype.base_dtype == var.dtype.base_dtype else math_ops.cast(
                 value, var.dtype.base_dtype)
         return convert_to_tensor(value, var.dtype.base_dtype, name=name)
+
+
+def _as_gradient(g: Any) -> Any:
+    """A gradient as a Tensor or IndexedSlices (NumPy and Python values convert), or None."""
+    if g is None or isinstance(g, (Tensor, IndexedSlices)):
+        return g
+    try:
+        return convert_to_tensor(g)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"Gradient must be convertible to a Tensor or IndexedSlices, or None: {g!r} "
+                        f"({err})") from None

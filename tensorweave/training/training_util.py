@@ -11,19 +11,37 @@ from tensorweave.ops.variable_scope import get_variable
 
 
 def get_global_step(graph: Optional[_graph.Graph] = None) -> Any:
+    """The global step variable of `graph` (the default graph): the one in the GLOBAL_STEP
+    collection, else the tensor named 'global_step:0', else None."""
     graph = graph or _graph.get_default_graph()
     found = graph.get_collection(GraphKeys.GLOBAL_STEP)
     if len(found) > 1:
         raise TypeError("There are multiple global steps")
     if found:
-        return found[0]
-    try:
-        return graph.get_tensor_by_name("global_step:0")
-    except KeyError:
-        return None
+        step = found[0]
+    else:
+        try:
+            step = graph.get_tensor_by_name("global_step:0")
+        except KeyError:
+            return None
+    assert_global_step(step)
+    return step
+
+
+def assert_global_step(global_step_tensor: Any) -> None:
+    """Raises TypeError unless `global_step_tensor` is an integer scalar variable or tensor."""
+    dtype = getattr(global_step_tensor, "dtype", None)
+    shape = getattr(global_step_tensor, "shape", None)
+    if not isinstance(dtype, _dtypes.DType) or shape is None:
+        raise TypeError(f"Existing \"global_step\" must be a Variable or Tensor: {global_step_tensor}.")
+    if not dtype.base_dtype.is_integer:
+        raise TypeError(f"Existing \"global_step\" does not have integer type: {dtype.base_dtype.name}")
+    if shape.ndims != 0 and shape.is_fully_defined():
+        raise TypeError(f"Existing \"global_step\" is not scalar: {shape}")
 
 
 def create_global_step(graph: Optional[_graph.Graph] = None) -> Any:
+    """Creates the global step variable; ValueError if the graph already has one."""
     graph = graph or _graph.get_default_graph()
     if get_global_step(graph) is not None:
         raise ValueError("'global_step' already exists.")
@@ -34,8 +52,11 @@ def create_global_step(graph: Optional[_graph.Graph] = None) -> Any:
 
 
 def get_or_create_global_step(graph: Optional[_graph.Graph] = None) -> Any:
-    return get_global_step(graph) or create_global_step(graph)
+    """The graph's global step, created (int64 scalar, zeros, not trainable) if it has none."""
+    step = get_global_step(graph)
+    return step if step is not None else create_global_step(graph)
 
 
 def global_step(sess: Any, global_step_tensor: Any) -> int:
+    """The current value of the global step, as a Python int."""
     return int(sess.run(global_step_tensor))

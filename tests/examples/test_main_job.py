@@ -72,3 +72,8 @@ def test_console_command_uses_command_line(monkeypatch, capsys):
 def test_cnn_example_learns(capsys):
     accuracy = cnn.main(["--steps", "150", "--quiet", "--optimizer", "adam", "--learning-rate", "0.003"])
     assert accuracy >= 0.9
+    assert "test accuracy" in capsys.readouterr().out
+    # it trained through the convolution and pooling kernels and their gradients
+    import tensorweave as tf
+    types = {op.type for op in tf.get_default_graph().get_operations()}
+    assert {"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPool", "MaxPoolGrad"} <= types

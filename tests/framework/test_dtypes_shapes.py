@@ -61,3 +61,20 @@ def test_dimension_arithmetic():
     assert d == 4 and (tf.Dimension(None) == 4) is None
     with pytest.raises(ValueError):
         tf.Dimension(-1)
+
+
+def test_dtype_c_spellings_and_limits_as_tf():
+    # TF accepts the C++ names of the floating types; bool has no min/max (TypeError, as TF).
+    assert tf.as_dtype("float") is tf.float32 and tf.as_dtype("double") is tf.float64
+    assert tf.as_dtype("half") is tf.float16
+    assert tf.as_dtype("float_ref").base_dtype is tf.float32
+    assert tf.as_dtype(np.float16) is tf.float16 and tf.as_dtype(float) is tf.float32
+    assert tf.float16.max == np.finfo(np.float16).max and tf.uint16.max == 65535
+    assert tf.int64.min == np.iinfo(np.int64).min
+    for limit in ("min", "max"):
+        with pytest.raises(TypeError):
+            getattr(tf.bool, limit)
+    assert tf.int32.size == 4 and tf.complex128.size == 16
+    assert str(tf.float32) == "<dtype: 'float32'>"
+    assert tf.as_dtype("float32_ref").is_compatible_with(tf.float32) is False
+    assert tf.float32.is_compatible_with(tf.as_dtype("float32_ref"))

@@ -195,6 +195,7 @@ UNARY = [
     (tf.tan, np.tan, "Tan", [np.float32]),
     (tf.atan, np.arctan, "Atan", [np.float32]),
     (tf.sinh, np.sinh, "Sinh", [np.float64]),
+    (tf.cosh, np.cosh, "Cosh", [np.float32, np.float64]),
     (tf.asinh, np.arcsinh, "Asinh", [np.float64]),
     (tf.tanh, np.tanh, "Tanh", [np.float16, np.float32, np.float64]),
     (tf.sigmoid, lambda a: 1 / (1 + np.exp(-a.astype(np.float64))), "Sigmoid", [np.float32, np.float64]),
@@ -228,6 +229,28 @@ def test_unary_ops_on_positive_inputs(fn, ref, op_type):
         out = fn(tf.placeholder(tf.as_dtype(dtype), [None, 2]))
         assert out.op.type == op_type and out.shape.as_list() == [None, 2]
         check_op(out, ref(a), feed_dict={out.op.inputs[0]: a}, rtol=1e-6)
+
+
+UNIT_INTERVAL = [(tf.asin, np.arcsin, "Asin"), (tf.acos, np.arccos, "Acos"), (tf.atanh, np.arctanh, "Atanh")]
+
+
+@pytest.mark.parametrize("fn,ref,op_type", UNIT_INTERVAL, ids=[p[2] for p in UNIT_INTERVAL])
+def test_unary_ops_on_the_unit_interval(fn, ref, op_type):
+    for dtype in (np.float32, np.float64):
+        a = RNG.uniform(-0.95, 0.95, (2, 3)).astype(dtype)
+        out = fn(a)
+        assert out.op.type == op_type and out.dtype == tf.as_dtype(dtype)
+        check_op(out, ref(a), rtol=1e-6)
+
+
+def test_raw_div_op_truncates_integers_and_divides_floats():
+    from tensorweave.framework.op_def_library import apply_op
+    ints = apply_op(math_ops.Div, x=tf.constant([7, -7, 7, -7]), y=tf.constant([2, 2, -2, -2]))
+    check_op(ints, np.int32([3, -3, -3, 3]))      # C division, as TF's Div kernel
+    floats = apply_op(math_ops.Div, x=tf.placeholder(tf.float64, [None]), y=tf.constant(4.0, tf.float64))
+    check_op(floats, np.float64([0.25, -0.5]), feed_dict={floats.op.inputs[0]: [1.0, -2.0]})
+    assert "Integer division by zero" in run_error(apply_op(math_ops.Div, x=tf.constant([1]),
+                                                            y=tf.constant([0])))
 
 
 def test_unary_special_values():

@@ -272,3 +272,17 @@ def test_shape_input_errors():
     assert "Dimension -1 must be >= 0" in run_error(out, {shape: [-1, 2]})
     assert "shape must be a vector of {int32,int64}, got shape [1,2]" in run_error(out, {shape: [[1, 2]]})
     assert "got shape []" in run_error(out, {shape: 3})
+
+
+def test_get_seed_matches_tensorflow():
+    # (graph seed, op seed) pairs as TensorFlow 2.21's tf.compat.v1.get_seed returns them.
+    tf.set_random_seed(2**40 + 5)           # large seeds fold into [0, 2**31 - 1)
+    assert tf.get_seed(2**33) == (517, 4)
+    assert tf.get_seed(None) == (517, 0)    # op seed: the graph's op count (empty graph)
+    tf.constant(1.0)
+    assert tf.get_seed(None) == (517, 1)
+    tf.set_random_seed(0)
+    assert tf.get_seed(0) == (0, 2**31 - 1)  # (0, 0) would mean "nondeterministic"
+    tf.set_random_seed(None)
+    assert tf.get_seed(None) == (None, None)
+    assert tf.get_seed(3) == (87654321, 3)

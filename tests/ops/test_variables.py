@@ -164,3 +164,110 @@ def test_default_get_variable_initializer_is_glorot_uniform():
         value = sess.run(v)
         assert np.all(np.abs(value) <= limit) and value.std() > limit / 3
         np.testing.assert_array_equal(sess.run(i), [0, 0, 0])
+
+
+def test_initialized_value_initializes_one_variable_from_another():
+    v = tf.Variable(2.0, name="v")
+    w = tf.Variable(v.initialized_value() * 3.0, name="w")
+    inc = tf.assign_add(v, 1.0)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())   # in any order: w sees v's initial value
+        assert sess.run(w) == 6.0
+        sess.run(inc)                                 # once v is set, its current value is used
+        assert sess.run(v.initialized_value()) == 3.0
+        assert sess.run(v) == 3.0                     # reading it did not re-initialize v
+    with tf.Session() as sess:
+        assert sess.run(v.initialized_value()) == 2.0  # uninitialized: the initial value
+        with pytest.raises(tf.errors.FailedPreconditionError):
+            sess.run(v)
+
+
+def test_constant_initializer_fills_as_tf1_constant():
+    # TF1: fewer values than the shape holds repeat the last one (verified with TF 2.21).
+    a = tf.get_variable("a", [3], initializer=tf.constant_initializer([1.0, 2.0]))
+    b = tf.get_variable("b", [2, 2], initializer=tf.constant_initializer([1, 2, 3, 4]))
+    c = tf.get_variable("c", [2], dtype=tf.int32, initializer=tf.constant_initializer(5))
+    with pytest.raises(ValueError, match="Too many elements"):
+        tf.get_variable("d", [2], initializer=tf.constant_initializer([1.0, 2.0, 3.0]))
+    with pytest.raises(TypeError):
+        tf.get_variable("e", [3], initializer=tf.constant_initializer([1.0, 2.0], verify_shape=True))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run([a, b, c])
+    np.testing.assert_array_equal(got[0], np.float32([1, 2, 2]))
+    np.testing.assert_array_equal(got[1], np.float32([[1, 2], [3, 4]]))
+    np.testing.assert_array_equal(got[2], np.int32([5, 5]))
+
+
+SCATTERS = [
+    (tf.scatter_update, None),
+    (tf.scatter_add, np.add),
+    (tf.scatter_sub, np.subtract),
+    (tf.scatter_mul, np.multiply),
+    (tf.scatter_div, np.divide),
+]
+
+
+# scatter_update with repeated indices has no defined winner in TF: only distinct ones for it.
+SCATTER_CASES = [(fn, ufunc, indices) for fn, ufunc in SCATTERS
+                 for indices in ([4, 0, 2], [[1, 2], [3, 0]], [2, 2, 2, 0], [[1, 3], [3, 1]])
+                 if ufunc is not None or len(np.unique(indices)) == np.size(indices)]
+
+
+@pytest.mark.parametrize("fn,ufunc,indices", SCATTER_CASES,
+                         ids=[f"{c[0].__name__}-{c[2]}" for c in SCATTER_CASES])
+def test_scatter_ops_match_numpy(fn, ufunc, indices):
+    rng = np.random.RandomState(0)
+    init = rng.uniform(1, 2, (5, 4)).astype(np.float32)
+    idx = np.asarray(indices, np.int32)
+    updates = rng.uniform(1, 2, idx.shape + (4,)).astype(np.float32)
+    v = tf.Variable(init)
+    out = fn(v, idx, updates)
+    assert out.shape.as_list() == [5, 4]
+    expected = init.copy()
+    if ufunc is None:
+        expected[idx] = updates
+    else:
+        ufunc.at(expected, idx, updates)   # repeated indices combine one after another
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        np.testing.assert_array_equal(sess.run(out), expected)
+        np.testing.assert_array_equal(sess.run(v), expected)
+
+
+def test_scatter_on_vectors_int64_indices_and_errors():
+    v = tf.Variable([1.0, 2.0, 3.0])
+    add = tf.scatter_add(v, tf.constant([2, 2], tf.int64), [10.0, 20.0])
+    i = tf.placeholder(tf.int32, [None])
+    bad = tf.scatter_sub(v, i, [1.0])
+    with pytest.raises(ValueError):
+        tf.scatter_add(v, [0, 1], [1.0, 2.0, 3.0])        # updates don't match indices
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        np.testing.assert_array_equal(sess.run(add), [1, 2, 33])
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[0\] = 3 is not in \[0, 3\)"):
+            sess.run(bad, {i: [3]})
+        np.testing.assert_array_equal(sess.run(v), [1, 2, 33])   # a failed scatter changes nothing
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.FailedPreconditionError):
+            sess.run(add)
+
+
+def test_static_shapes_of_state_ops_match_their_values():
+    from tensorweave.testing.op_test import assert_static_shape_matches
+    v = tf.Variable(np.ones((3, 2), np.float32))
+    p = tf.placeholder(tf.float32, [None, 2])
+    free = tf.Variable(p, validate_shape=False)
+    outputs = [v._ref(), tf.assign(v, np.zeros((3, 2), np.float32)), tf.assign_add(v, np.ones((3, 2))),
+               tf.assign_sub(v, np.ones((3, 2))), tf.scatter_update(v, [0], [[5.0, 5.0]]),
+               tf.scatter_add(v, [1, 1], [[1.0, 1.0], [1.0, 1.0]]), tf.scatter_sub(v, [2], [[1.0, 1.0]]),
+               tf.scatter_mul(v, [0], [[2.0, 2.0]]), tf.scatter_div(v, [0], [[2.0, 2.0]]),
+               tf.is_variable_initialized(v), tf.assign(free, [[1.0, 2.0]] * 4, validate_shape=False)]
+    assert free.shape.ndims is None
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer(), {p: np.zeros((2, 2))})
+        for out in outputs:
+            value = sess.run(out)
+            assert_static_shape_matches(out, value)
+            if out.dtype.base_dtype == tf.float32:
+                assert out.shape.as_list() == list(np.shape(value)) or out.op.inputs[0] is free._ref()

@@ -1,11 +1,17 @@
 """Control-flow contexts (white paper 4.4): while a cond branch or a loop body is being built,
 its context sees every new op and routes inputs that come from outside through the control-flow
 primitives: a Switch on the branch predicate for cond (so untaken branches see dead values), an
-Enter into the loop's frame for while loops (loop invariants are constant Enters). Ops with no
-inputs get a control edge from the context's pivot so they too belong to the branch or frame."""
+Enter into the loop's frame for while loops (loop invariants are constant Enters). Ops that only
+read loop invariants get a control edge from the loop's pivot, so they run once per iteration
+and not in the final iteration whose predicate is false.
+
+A WhileContext built by the gradient pass (`grad_state` set) is a backward loop: values of its
+forward loop that its ops read are fetched through the forward loop's saved history (stacks,
+see grad_state.py) instead of being entered as invariants."""
 from __future__ import annotations
 
-from typing import Any, Optional
+import contextlib
+from typing import Any, Iterator, Optional
 
 from tensorweave.framework.graph import Operation, Tensor, get_default_graph
 
@@ -26,30 +32,71 @@ def is_inside(ctx: Any, container: Any) -> bool:
     return False
 
 
+def while_context_of(ctx: Any) -> Optional["WhileContext"]:
+    """The innermost WhileContext enclosing `ctx` (itself if it is one)."""
+    while ctx is not None and not isinstance(ctx, WhileContext):
+        ctx = ctx.outer_context
+    return ctx
+
+
+@contextlib.contextmanager
+def in_context(ctx: Any) -> Iterator[None]:
+    """Builds ops in `ctx` (None: outside every context), free of open control dependencies."""
+    graph = get_default_graph()
+    saved = graph._control_flow_context
+    graph._control_flow_context = ctx
+    try:
+        with graph.control_dependencies(None):
+            yield
+    finally:
+        graph._control_flow_context = saved
+
+
+@contextlib.contextmanager
+def entered(ctx: Any) -> Iterator[None]:
+    """Builds ops in `ctx`, keeping the control dependencies the caller opened."""
+    graph = get_default_graph()
+    saved = graph._control_flow_context
+    graph._control_flow_context = ctx
+    try:
+        yield
+    finally:
+        graph._control_flow_context = saved
+
+
+def is_loop_exit(op: Operation) -> bool:
+    """An Exit of a tf.while_loop's loop variable (its outputs leave the frame)."""
+    ctx = op._control_flow_context
+    return op.op_def.control_flow == "exit" and isinstance(ctx, WhileContext) and \
+        any(e.op is op for e in ctx.loop_exits)
+
+
+def is_loop_switch(op: Operation) -> bool:
+    ctx = op._control_flow_context
+    return isinstance(ctx, WhileContext) and op in ctx.loop_switches
+
+
 class ControlFlowContext:
     def __init__(self) -> None:
-        self.outer_context: Any = None
-        self._values: dict[Tensor, Tensor] = {}   # outside tensor -> its version inside
         self._graph = get_default_graph()
-        self.pivot: Optional[Operation] = None
+        # The context this one was created in; fixed for its lifetime (enter/exit may nest).
+        self.outer_context: Any = self._graph._control_flow_context
+        self._values: dict[Tensor, Tensor] = {}   # outside tensor -> its version inside
+        self._saved: list[Any] = []
+        self.pivot: Optional[Operation] = None    # control pivot for ops with no inside input
 
     def enter(self) -> None:
-        self.outer_context = self._graph._control_flow_context
+        self._saved.append(self._graph._control_flow_context)
         self._graph._control_flow_context = self
 
     def exit(self) -> None:
-        self._graph._control_flow_context = self.outer_context
+        self._graph._control_flow_context = self._saved.pop()
 
     def _with_outer(self, fn: Any, *args: Any) -> Any:
         """Runs fn in the outer context (the routing nodes themselves belong there), free of the
         control dependencies the user opened inside this context."""
-        saved = self._graph._control_flow_context
-        self._graph._control_flow_context = self.outer_context
-        try:
-            with self._graph.control_dependencies(None):
-                return fn(*args)
-        finally:
-            self._graph._control_flow_context = saved
+        with in_context(self.outer_context):
+            return fn(*args)
 
     def add_value(self, t: Tensor) -> Tensor:
         """The version of outside tensor `t` to use inside this context."""
@@ -57,11 +104,15 @@ class ControlFlowContext:
             return t
         found = self._values.get(t)
         if found is None:
-            outer_t = self.outer_context.add_value(t) if self.outer_context is not None else t
-            found = self._with_outer(self._route, outer_t)
-            found.op._control_flow_context = self
+            found = self._add_outside_value(t)
             self._values[t] = found
             self._values[found] = found
+        return found
+
+    def _add_outside_value(self, t: Tensor) -> Tensor:
+        outer_t = self.outer_context.add_value(t) if self.outer_context is not None else t
+        found = self._with_outer(self._route, outer_t)
+        found.op._control_flow_context = self
         return found
 
     def _route(self, t: Tensor) -> Tensor:
@@ -72,8 +123,36 @@ class ControlFlowContext:
             inside = self.add_value(t)
             if inside is not t:
                 op._update_input(i, inside)
-        if not op.inputs and self.pivot is not None and not op.control_inputs:
+        self._fix_external_control_inputs(op)
+        if self.pivot is not None and self._needs_pivot(op):
             op._add_control_input(self.pivot)
+
+    def _needs_pivot(self, op: Operation) -> bool:
+        return not op.inputs and not op.control_inputs
+
+    def _fix_external_control_inputs(self, op: Operation) -> None:
+        """A control edge from another loop frame cannot reach this op in the executor (edges are
+        delivered within one frame): it is replaced by an edge from an inside Identity of a value
+        that exists only once the outside op has run (TF does the same for ops with outputs)."""
+        here = while_context_of(self)
+        for c in list(op._control_inputs):
+            if while_context_of(output_context(c)) is here:
+                continue
+            op._control_inputs.remove(c)
+            c._control_outputs.remove(op)
+            op._add_control_input(self._inside_marker(c))
+
+    def _inside_marker(self, c: Operation) -> Operation:
+        from tensorweave.ops.array_ops import identity
+        from tensorweave.ops.constant_op import constant
+        if c.outputs:
+            value = c.outputs[0]
+        else:
+            with in_context(output_context(c)), self._graph.control_dependencies([c]):
+                value = constant(0, name="control_marker")
+        inside = self.add_value(value)
+        with in_context(self):
+            return identity(inside).op
 
 
 class CondContext(ControlFlowContext):
@@ -86,23 +165,77 @@ class CondContext(ControlFlowContext):
         self.pivot = pivot.op
 
     def _route(self, t: Tensor) -> Tensor:
+        from tensorweave.framework.op_def_library import apply_op
         from tensorweave.ops.control_flow import primitives
+        if t.dtype.is_ref_dtype:  # a variable read inside a branch goes through RefSwitch, as in TF
+            return apply_op(primitives.RefSwitch, data=t, pred=self.pred)[self.branch]
         return primitives.switch(t, self.pred)[self.branch]
 
 
 class WhileContext(ControlFlowContext):
-    """A while loop's frame: outside values enter as loop invariants (constant Enters)."""
+    """A while loop's frame: outside values enter as loop invariants (constant Enters).
 
-    def __init__(self, frame_name: str, parallel_iterations: int, back_prop: bool) -> None:
+    `loop_cond` is the LoopCond output every loop Switch tests; `pivot_for_body` is the control
+    pivot of the body (an op that exists only while the predicate is true); `loop_enters`,
+    `loop_switches`, `loop_merges` and `loop_exits` name the loop-variable plumbing, which the
+    gradient pass mirrors. `grad_state` is set on backward loops built by tf.gradients."""
+
+    def __init__(self, frame_name: str, parallel_iterations: int, back_prop: bool,
+                 swap_memory: bool = False) -> None:
         super().__init__()
         self.frame_name = frame_name
         self.parallel_iterations = parallel_iterations
         self.back_prop = back_prop
+        self.swap_memory = swap_memory
+        self.loop_cond: Optional[Tensor] = None
+        self.pivot_for_body: Optional[Operation] = None
         self.loop_enters: list[Tensor] = []
+        self.loop_exits: list[Tensor] = []
+        self.loop_switches: set[Operation] = set()
+        self.loop_merges: set[Operation] = set()
+        self.grad_state: Any = None
 
     def _route(self, t: Tensor) -> Tensor:
+        return self._enter(t, True, None)
+
+    def _enter(self, t: Tensor, is_constant: bool, name: Optional[str]) -> Tensor:
         from tensorweave.framework.op_def_library import apply_op
         from tensorweave.ops.control_flow import primitives
         op_def = primitives.RefEnter if t.dtype.is_ref_dtype else primitives.Enter
-        return apply_op(op_def, data=t, frame_name=self.frame_name, is_constant=True,
+        return apply_op(op_def, name=name, data=t, frame_name=self.frame_name, is_constant=is_constant,
                         parallel_iterations=self.parallel_iterations)
+
+    def add_loop_enter(self, t: Tensor, name: Optional[str] = None) -> Tensor:
+        """A new loop variable: `t` (a value of the outer context) enters the frame."""
+        enter = self._with_outer(self._enter, t, False, name)
+        enter.op._control_flow_context = self
+        return enter
+
+    def _add_outside_value(self, t: Tensor) -> Tensor:
+        # In a backward loop, a value of the forward loop is read back from its saved history.
+        state = self.grad_state
+        if state is not None and while_context_of(output_context(t.op)) is state.forward_context:
+            return state.get_real_value(t)
+        return super()._add_outside_value(t)
+
+    def add_op(self, op: Operation) -> None:
+        if op.type == "Const" and not op.control_inputs:
+            # Loop-invariant code motion (as TF's graph optimizer does): a constant is made once,
+            # outside, and enters the frame as an invariant, which the executor hands to every
+            # iteration without running a node.
+            op._control_flow_context = self.outer_context
+            if self.outer_context is not None:
+                self.outer_context.add_op(op)
+            return
+        super().add_op(op)
+
+    def _needs_pivot(self, op: Operation) -> bool:
+        """An op reading only loop invariants would also run in the final iteration (whose
+        predicate is false) unless it waits for the body pivot (TF's _IsOpFree)."""
+        if op.control_inputs:
+            return False
+        return all(is_loop_constant_enter(t.op) for t in op.inputs)
+
+
+def is_loop_constant_enter(op: Operation) -> bool:
+    return op.op_def.control_flow == "enter" and bool(op.get_attr("is_constant"))

@@ -48,6 +48,9 @@ NextIteration = define_op("NextIteration", inputs=["data: T"], outputs=["output:
 LoopCond = define_op("LoopCond", inputs=["input: bool"], outputs=["output: bool"],
                      shape_fn=lambda op: [op.inputs[0].shape.with_rank(0)], control_flow="loop_cond",
                      forwards_input=True)
+# Orders ops that may be dead: it signals its control outputs live even when its control inputs
+# were dead (the backward loop's pops, which a cond may have skipped, are ordered through one).
+ControlTrigger = define_op("ControlTrigger", shape_fn=shape_fns.no_outputs, control_flow="control_trigger")
 
 
 def switch(data: Any, pred: Any, name: Optional[str] = None) -> Any:
@@ -78,49 +81,14 @@ def loop_cond(pred: Any, name: Optional[str] = None) -> Any:
     return apply_op(LoopCond, name=name, input=pred)
 
 
-
-# -- gradients through tf.cond (OSDI 4.1): the backward pass mirrors the forward routing --------
-def _cond_context_of(t: Any) -> Any:
-    from tensorweave.ops.control_flow.contexts import CondContext, output_context
-    ctx = output_context(t.op)
-    return ctx if isinstance(ctx, CondContext) else None
-
-
-def _is_loop_node(op: Any) -> bool:
-    from tensorweave.ops.control_flow.contexts import WhileContext
-    return any(t.op.op_def.control_flow in ("enter", "next_iteration") for t in op.inputs) or (
-        isinstance(op._control_flow_context, WhileContext) and op.op_def.control_flow == "merge")
-
-
-@Merge.gradient
-def _merge_grad(op: Any, grad: Any, _: Any) -> list[Any]:
-    """A cond's Merge sends the gradient back to the branch that was taken: Switch(grad, pred)."""
-    branch_ctx = next((c for c in (_cond_context_of(t) for t in op.inputs) if c is not None), None)
-    if branch_ctx is None or _is_loop_node(op):
-        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: Merge): gradients "
-                          "through tf.while_loop frames are not supported yet")
-    false_grad, true_grad = switch(grad, branch_ctx.pred)
-    return [false_grad, true_grad] if len(op.inputs) == 2 else [grad] * len(op.inputs)
-
-
-@Switch.gradient
-def _switch_grad(op: Any, false_grad: Any, true_grad: Any) -> list[Any]:
-    """A cond's Switch merges the gradients of its two branches (only one is live)."""
-    if _is_loop_node(op.inputs[0].op):
-        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: Switch): gradients "
-                          "through tf.while_loop frames are not supported yet")
-    return [merge([false_grad, true_grad])[0], None]
+def control_trigger(name: Optional[str] = None) -> Any:
+    """An op with no inputs or outputs whose control outputs fire even after dead control inputs."""
+    return apply_op(ControlTrigger, name=name)
 
 
 RefSwitch.not_differentiable()
 LoopCond.not_differentiable()
+ControlTrigger.not_differentiable()
 
-
-def _loop_gradient_unsupported(op: Any, *grads: Any) -> list[Any]:
-    raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type}): gradients "
-                      "through tf.while_loop frames are not supported yet (pass back_prop=False, or "
-                      "differentiate an unrolled loop)")
-
-
-for _loop_op in (Enter, RefEnter, Exit, NextIteration):
-    _loop_op.gradient(_loop_gradient_unsupported)
+# The gradients of Switch, Merge, Enter, Exit and NextIteration (cond and while_loop).
+from tensorweave.ops.control_flow import control_flow_grad  # noqa: E402,F401

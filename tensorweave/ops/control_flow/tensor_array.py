@@ -15,6 +15,7 @@ from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, as_shape, unknown_shape
+from tensorweave.ops.control_flow.stack_ops import make_handle, state_of
 
 __all__ = ["TensorArray"]
 
@@ -27,7 +28,12 @@ class TensorArrayState:
         self.name = name
         self.elements: list[Any] = [None] * size
         self.cleared = [False] * size
+        self.dtype = dtype
         self.np_dtype = np.dtype(dtype.as_numpy_dtype)
+        # A gradient array (TensorArrayGradV3) sums repeated writes to one index: each forward
+        # read of an element contributes a gradient.
+        self.aggregate_writes = False
+        self.grads: dict[str, "TensorArrayState"] = {}  # gradient arrays, by gradient source
         self.element_shape = element_shape
         self.dynamic_size = dynamic_size
         self.clear_after_read = clear_after_read
@@ -50,9 +56,17 @@ class TensorArrayState:
                 grow = index + 1 - len(self.elements)
                 self.elements.extend([None] * grow)
                 self.cleared.extend([False] * grow)
+            if self.cleared[index] and self.aggregate_writes:
+                self._fail(f"Could not aggregate to TensorArray index {index} because it has already been read.")
+            value = np.asarray(value)
+            if self.elements[index] is not None and self.aggregate_writes:
+                if self.elements[index].shape != value.shape:
+                    self._fail(f"Could not aggregate to TensorArray index {index}: the shapes differ: "
+                               f"{list(self.elements[index].shape)} vs {list(value.shape)}")
+                self.elements[index] = self.elements[index] + value
+                return
             if self.elements[index] is not None or self.cleared[index]:
                 self._fail(f"Could not write to TensorArray index {index} because it has already been written to.")
-            value = np.asarray(value)
             if not self.element_shape.is_compatible_with(value.shape):
                 self._fail(f"Could not write to TensorArray index {index} because the value shape is "
                            f"{list(value.shape)} which is incompatible with the TensorArray's inferred element "
@@ -73,7 +87,7 @@ class TensorArrayState:
                 if self.element_shape.is_fully_defined():  # TF: unwritten elements read as zeros
                     return np.zeros(self.element_shape.as_list(), self.np_dtype)
                 self._fail(f"Could not read from TensorArray index {index}.  Furthermore, the element shape is "
-                           "not fully defined: {self.element_shape}.  It is possible you are working with a "
+                           f"not fully defined: {self.element_shape}.  It is possible you are working with a "
                            "resizeable TensorArray and stop_gradients is not allowing the gradients to be "
                            "written.")
             if self.clear_after_read:
@@ -84,8 +98,19 @@ class TensorArrayState:
     def size(self) -> int:
         return len(self.elements)
 
-
-_handle_counter = [0]
+    def gradient_array(self, source: str) -> "TensorArrayState":
+        """The gradient array for `source` (one per tf.gradients call), made on first use with
+        this array's current size and element shape."""
+        with self.lock:
+            grad = self.grads.get(source)
+            if grad is None:
+                if self.closed:
+                    self._fail("Cannot create a gradient TensorArray of a closed TensorArray.")
+                grad = TensorArrayState(f"{self.name}@{source}", len(self.elements), self.dtype,
+                                        self.element_shape, False, True)
+                grad.aggregate_writes = True
+                self.grads[source] = grad
+            return grad
 
 
 def _create_kernel(ctx: Any) -> Any:
@@ -97,15 +122,12 @@ def _create_kernel(ctx: Any) -> Any:
         if int(size) < 0:
             raise errors.InvalidArgumentError(None, None, f"Size should be >= 0, got {int(size)}")
         state = TensorArrayState(name, int(size), dtype, shape, dynamic, clear)
-        handle = np.empty((), dtype=object)
-        handle[()] = state
-        return handle, np.float32(0.0)
+        return make_handle(state), np.float32(0.0)
 
     return create
 
 
-def _state(handle: Any) -> TensorArrayState:
-    return handle[()] if isinstance(handle, np.ndarray) else handle
+_state = state_of
 
 
 TensorArrayV3 = define_op("TensorArrayV3", inputs=["size: int32"], outputs=["handle: resource", "flow: float"],
@@ -260,9 +282,23 @@ def _close_kernel(ctx: Any) -> Any:
     return close
 
 
-for _op in (TensorArrayWriteV3, TensorArrayReadV3, TensorArrayGatherV3, TensorArrayScatterV3,
-            TensorArrayConcatV3, TensorArraySplitV3, TensorArraySizeV3, TensorArrayCloseV3):
-    _op.not_differentiable()  # TensorArray gradients arrive with loop gradients (issue 4)
+TensorArraySizeV3.not_differentiable()
+TensorArrayCloseV3.not_differentiable()
+
+TensorArrayGradV3 = define_op("TensorArrayGradV3", inputs=["handle: resource", "flow_in: float"],
+                              outputs=["grad_handle: resource", "flow_out: float"], attrs=["source: string"],
+                              shape_fn=lambda op: [TensorShape([]), TensorShape([])], is_stateful=True)
+TensorArrayGradV3.not_differentiable()
+
+
+@TensorArrayGradV3.kernel()
+def _grad_kernel(ctx: Any) -> Any:
+    source = ctx.attr("source")
+
+    def grad(handle: Any, flow: Any) -> Any:
+        return make_handle(_state(handle).gradient_array(source)), flow
+
+    return grad
 
 
 class TensorArray:
@@ -381,3 +417,19 @@ class TensorArray:
 
     def close(self, name: Optional[str] = None) -> Any:
         return apply_op(TensorArrayCloseV3, name=name, handle=self._handle)
+
+    def grad(self, source: str, flow: Any = None, name: Optional[str] = None) -> "TensorArray":
+        """The gradient TensorArray for `source` (TF's TensorArrayGradV3): same size and element
+        shape, created once per source; repeated writes to one of its indices are summed."""
+        from tensorweave.ops.array_ops import identity
+        flow = self._flow if flow is None else flow
+        with _graph.name_scope(name, "TensorArrayGrad", [self._handle]):
+            g_handle, _ = apply_op(TensorArrayGradV3, handle=self._handle, flow_in=flow, source=source)
+            with _graph.control_dependencies([g_handle]):
+                flow = identity(flow, name="gradient_flow")
+        g = TensorArray(self._dtype, handle=g_handle, flow=flow, infer_shape=self._infer_shape)
+        g._element_shape = self._element_shape
+        return g
+
+
+from tensorweave.ops.control_flow import tensor_array_grad  # noqa: E402,F401  (registers the gradients)

@@ -7,7 +7,6 @@ from typing import Any, Callable, Optional
 
 from tensorweave.framework import graph as _graph
 from tensorweave.framework.graph import Tensor
-from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import as_shape
 from tensorweave.ops.control_flow import nest, primitives
@@ -18,24 +17,16 @@ __all__ = ["while_loop"]
 
 
 def _enter_loop_vars(context: WhileContext, flat: list[Tensor], invariants: list[Any]) -> list[Tensor]:
-    def make() -> list[Tensor]:
-        enters = []
-        for t, shape in zip(flat, invariants):
-            op_def = primitives.RefEnter if t.dtype.is_ref_dtype else primitives.Enter
-            e = apply_op(op_def, data=t, frame_name=context.frame_name, is_constant=False,
-                         parallel_iterations=context.parallel_iterations)
-            if shape is not None:
-                if not as_shape(shape).is_compatible_with(t.shape):
-                    raise ValueError(f"The shape invariant specified for {t.name} is not compatible with the "
-                                     f"initial shape of the loop variable. It enters the loop with shape "
-                                     f"{t.shape}, but the specified shape invariant is {as_shape(shape)}.")
-                e._shape = as_shape(shape)
-            enters.append(e)
-        return enters
-
-    enters = context._with_outer(make)
-    for e in enters:
-        e.op._control_flow_context = context
+    enters = []
+    for t, shape in zip(flat, invariants):
+        if shape is not None and not as_shape(shape).is_compatible_with(t.shape):
+            raise ValueError(f"The shape invariant specified for {t.name} is not compatible with the "
+                             f"initial shape of the loop variable. It enters the loop with shape "
+                             f"{t.shape}, but the specified shape invariant is {as_shape(shape)}.")
+        e = context.add_loop_enter(t)
+        if shape is not None:
+            e._shape = as_shape(shape)
+        enters.append(e)
     return enters
 
 
@@ -76,7 +67,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
         invariants = nest.flatten(shape_invariants) if shape_invariants is not None else [None] * len(flat)
         if len(invariants) != len(flat):
             raise ValueError("shape_invariants must have the same structure as loop_vars")
-        context = WhileContext(scope, parallel_iterations, back_prop)
+        context = WhileContext(scope, parallel_iterations, back_prop, swap_memory)
         context.enter()
         try:
             enters = _enter_loop_vars(context, flat, invariants)
@@ -89,7 +80,11 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
             pivot = primitives.loop_cond(pred, name="LoopCond")
             switches = [primitives.switch(m, pivot) for m in merges]
             body_vars = [identity(s[1]) for s in switches]
-            context.pivot = body_vars[0].op
+            context.pivot = context.pivot_for_body = body_vars[0].op
+            context.loop_cond = pivot
+            context.loop_enters = list(enters)
+            context.loop_merges = {m.op for m in merges}
+            context.loop_switches = {s[0].op for s in switches}
             result = _call(body, _repack(loop_vars, templates, body_vars))
             if not nest.is_sequence(loop_vars) and nest.is_sequence(result) and len(result) == 1:
                 result = result[0]
@@ -107,6 +102,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
             for m, n in zip(merges, nexts):
                 m.op._update_input(1, n)
             exits = [primitives.exit(s[0]) for s in switches]
+            context.loop_exits = list(exits)
         finally:
             context.exit()
         output = _repack(loop_vars, templates, exits)

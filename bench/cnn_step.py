@@ -1,0 +1,79 @@
+"""A small CNN training step (issue 3): 28x28x1 images, batch 64,
+conv5x5x32-relu-maxpool2x2 / conv5x5x64-relu-maxpool2x2 / fc1024-relu / fc10, softmax
+cross-entropy, plain SGD. Goal: at most 1.5x TensorFlow's step time in the same run (TensorFlow
+runs it with oneDNN near this machine's matmul ceiling).
+
+Also prints the convolution kernels alone (forward, gradient w.r.t. the filter and w.r.t. the
+input of the second convolution, 64x14x14x32 -> 64 with 5x5 filters) so a regression can be
+pinned on them or on the rest of the step."""
+from __future__ import annotations
+
+import common  # noqa: F401  (sets sys.path)
+import numpy as np
+from common import report, run_tf, time_per_step
+
+import tensorweave as tf
+
+BODY = """
+def build_and_time(tf, np):
+    rng = np.random.RandomState(0)
+    images = rng.rand(64, 28, 28, 1).astype(np.float32)
+    labels = np.eye(10, dtype=np.float32)[rng.randint(0, 10, 64)]
+    x = tf.placeholder(tf.float32, [64, 28, 28, 1])
+    y = tf.placeholder(tf.float32, [64, 10])
+
+    def conv_pool(h, channels_in, channels_out):
+        w = tf.Variable(tf.truncated_normal([5, 5, channels_in, channels_out], stddev=0.1))
+        b = tf.Variable(tf.constant(0.1, shape=[channels_out]))
+        h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(h, w, strides=[1, 1, 1, 1], padding="SAME"), b))
+        return tf.nn.max_pool(h, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="SAME")
+
+    h = conv_pool(conv_pool(x, 1, 32), 32, 64)
+    h = tf.reshape(h, [-1, 7 * 7 * 64])
+    w3 = tf.Variable(tf.truncated_normal([7 * 7 * 64, 1024], stddev=0.02))
+    b3 = tf.Variable(tf.constant(0.1, shape=[1024]))
+    h = tf.nn.relu(tf.matmul(h, w3) + b3)
+    w4 = tf.Variable(tf.truncated_normal([1024, 10], stddev=0.02))
+    b4 = tf.Variable(tf.constant(0.1, shape=[10]))
+    logits = tf.matmul(h, w4) + b4
+    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=logits))
+    train_op = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+
+    # the second convolution's three kernels on their own
+    a = tf.constant(rng.rand(64, 14, 14, 32).astype(np.float32))
+    f = tf.constant(rng.rand(5, 5, 32, 64).astype(np.float32))
+    g = tf.constant(rng.rand(64, 14, 14, 64).astype(np.float32))
+    strides = [1, 1, 1, 1]
+    conv = tf.nn.conv2d(a, f, strides, "SAME")
+    conv_filter = tf.nn.conv2d_backprop_filter(a, [5, 5, 32, 64], g, strides, "SAME")
+    conv_input = tf.nn.conv2d_backprop_input([64, 14, 14, 32], f, g, strides, "SAME")
+
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    feed = {x: images, y: labels}
+    ops = {name: t.op for name, t in
+           (("conv", conv), ("conv_filter", conv_filter), ("conv_input", conv_input))}
+    result = {"train_step": time_per_step(lambda: sess.run(train_op, feed), min_time=2.0),
+              "forward": time_per_step(lambda: sess.run(loss, feed))}
+    for name, op in ops.items():
+        result[name] = time_per_step(lambda: sess.run(op), warmup=5)
+    return result
+"""
+
+
+def main() -> None:
+    scope: dict = {"time_per_step": time_per_step}
+    exec(BODY, scope)
+    ours = scope["build_and_time"](tf, np)
+    theirs = run_tf(BODY + "\nimport numpy as np\nresult = build_and_time(tf, np)\n") or {}
+    report("cnn conv2d 64x14x14x32 5x5 -> 64", ours["conv"], theirs.get("conv"), unit="ms/step")
+    report("cnn conv2d_backprop_filter (same shapes)", ours["conv_filter"], theirs.get("conv_filter"),
+           unit="ms/step")
+    report("cnn conv2d_backprop_input (same shapes)", ours["conv_input"], theirs.get("conv_input"),
+           unit="ms/step")
+    report("cnn 28x28 batch 64 forward (loss)", ours["forward"], theirs.get("forward"), unit="ms/step")
+    report("cnn 28x28 batch 64 SGD train step", ours["train_step"], theirs.get("train_step"), unit="ms/step")
+
+
+if __name__ == "__main__":
+    main()

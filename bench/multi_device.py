@@ -1,0 +1,134 @@
+"""Multi-device benchmark (issue 6): several logical CPU devices in one process.
+
+1. Two independent towers of large matmuls, on 1 device and on 2 logical devices (each tower
+   pinned to one device with tf.device, and placed automatically by the cost-model placer).
+   With one BLAS thread per kernel and one executor thread per device, the two towers' matmuls
+   run at the same time on the two cores: the goal is a speed-up close to 2x. The 1-device
+   baseline runs with inter_op_parallelism_threads=1 (one executor thread, as one device has);
+   the default-threaded 1-device figure is printed too (its pool may overlap the towers itself).
+2. The per-step overhead partitioning adds: a small graph (a few scalar ops) on 1 device and split
+   over 2 devices (Send/Recv through the rendezvous), once as it runs by default (a small step runs
+   its partitions in order on the caller's thread) and once forced onto the threaded path that
+   large steps take (each partition on its device's thread, receivers woken by senders).
+"""
+from __future__ import annotations
+
+import common  # noqa: F401  (sets sys.path)
+from common import report, run_tf, time_per_step
+
+import numpy as np
+
+import tensorweave as tf
+from tensorweave.runtime import step_plan
+
+N = 1024
+LAYERS = 3
+
+TF_BODY = """
+import numpy as np
+N, LAYERS = %d, %d
+
+def towers(devices):
+    g = tf.Graph()
+    with g.as_default():
+        rng = np.random.RandomState(0)
+        x = tf.constant(rng.rand(N, N).astype(np.float32) / N)
+        outs = []
+        for k, dev in enumerate(devices):
+            with tf.device(dev):
+                h = x
+                for i in range(LAYERS):
+                    w = tf.constant(rng.rand(N, N).astype(np.float32) / N)
+                    h = tf.nn.relu(tf.matmul(h, w))
+                outs.append(tf.reduce_sum(h))
+        total = tf.add_n(outs)
+    return g, total
+
+def measure():
+    out = {}
+    for key, n, devs in (("one", 1, ["/cpu:0", "/cpu:0"]), ("two", 2, ["/cpu:0", "/cpu:1"])):
+        g, total = towers(devs)
+        config = tf.ConfigProto(device_count={"CPU": n}, inter_op_parallelism_threads=2,
+                                intra_op_parallelism_threads=1)
+        sess = tf.Session(graph=g, config=config)
+        out[key] = time_per_step(lambda: sess.run(total), min_time=2.0, warmup=3)
+    return out
+result = measure()
+""" % (N, LAYERS)
+
+
+def towers(devices: list[str]) -> tuple[tf.Graph, tf.Tensor]:
+    g = tf.Graph()
+    with g.as_default():
+        rng = np.random.RandomState(0)
+        x = tf.constant(rng.rand(N, N).astype(np.float32) / N)
+        outs = []
+        for dev in devices:
+            with tf.device(dev):
+                h = x
+                for _ in range(LAYERS):
+                    w = tf.constant(rng.rand(N, N).astype(np.float32) / N)
+                    h = tf.nn.relu(tf.matmul(h, w))
+                outs.append(tf.reduce_sum(h))
+        total = tf.add_n(outs)
+    return g, total
+
+
+def time_towers(num_devices: int, devices: list[str], inter_op: int) -> tuple[float, float]:
+    g, total = towers(devices)
+    config = tf.ConfigProto(device_count={"CPU": num_devices}, inter_op_parallelism_threads=inter_op)
+    with tf.Session(graph=g, config=config) as sess:
+        value = float(sess.run(total))
+        seconds = time_per_step(lambda: sess.run(total), min_time=2.0, warmup=3)
+        used = {op._assigned_device for op in g.get_operations() if op.type == "MatMul"}
+    print(f"    ({num_devices} device(s), inter_op={inter_op}: matmuls on {len(used)} device(s))")
+    return seconds, value
+
+
+def small_graph_overhead() -> tuple[float, float, float]:
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/device:CPU:0"):
+            a = tf.constant(1.0)
+            b = a + 1.0
+        with tf.device("/device:CPU:1"):
+            c = b * 2.0
+            d = c - a
+    times = []
+    for n, force_threads in ((1, False), (2, False), (2, True)):
+        saved = step_plan.SMALL_STEP_S
+        if force_threads:
+            step_plan.SMALL_STEP_S = 0.0  # every step takes the threaded path
+        try:
+            config = tf.ConfigProto(device_count={"CPU": n}, allow_soft_placement=True)
+            with tf.Session(graph=g, config=config) as sess:
+                assert sess.run(d) == 3.0
+                times.append(time_per_step(lambda: sess.run(d)))
+        finally:
+            step_plan.SMALL_STEP_S = saved
+    return times[0], times[1], times[2]
+
+
+def main() -> None:
+    print(f"two towers of {LAYERS} matmuls {N}x{N} (float32), one BLAS thread per kernel")
+    one, v1 = time_towers(1, ["/cpu:0", "/cpu:0"], inter_op=1)
+    one_default, _ = time_towers(1, ["/cpu:0", "/cpu:0"], inter_op=0)
+    two, v2 = time_towers(2, ["/cpu:0", "/cpu:1"], inter_op=1)
+    auto, v3 = time_towers(2, ["", ""], inter_op=1)
+    assert np.isclose(v1, v2) and np.isclose(v1, v3), (v1, v2, v3)
+    theirs = run_tf(TF_BODY) or {}
+    report("towers, 1 device (inter_op=1)", one, None, unit="ms/step")
+    report("towers, 1 device (default threads)", one_default, theirs.get("one"), unit="ms/step")
+    report("towers, 2 devices (tf.device per tower)", two, theirs.get("two"), unit="ms/step")
+    report("towers, 2 devices (placed by cost model)", auto, None, unit="ms/step")
+    print(f"{'speed-up 2 devices vs 1 (inter_op=1)':<44s} {one / two:10.2f}x  (placer: {one / auto:.2f}x)")
+    base, split, threaded = small_graph_overhead()
+    report("small graph, 1 device", base, None)
+    report("small graph, 2 devices (in order, 1 thread)", split, None)
+    report("small graph, 2 devices (threaded path)", threaded, None)
+    print(f"{'partitioning overhead per step':<44s} {(split - base) * 1e6:10.2f} us "
+          f"(threaded path: {(threaded - base) * 1e6:.2f} us)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Libraries below the op layer that several parts share (file formats such as TFRecord)."""

@@ -1,0 +1,250 @@
+"""Running a step's partitions (white paper 3.2.2): each partition is compiled for its own device
+and run by its own executor; the partitions of a step start together, one on the caller's
+thread and the others on their devices' thread pools, and synchronise only through the step's
+rendezvous. The step ends when every partition has; the first error cancels the step, which
+aborts the rendezvous and so wakes every partition still waiting for a value."""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Optional, Sequence
+
+from tensorweave.framework import errors
+from tensorweave.runtime import kernel_errors
+from tensorweave.runtime.executor import DataflowExecutor, ExecutorState
+from tensorweave.runtime.graph_compiler import KernelCache, PartitionTables, compile_partition
+from tensorweave.runtime.partition import Partition
+from tensorweave.runtime.rendezvous import LocalRendezvous
+from tensorweave.runtime.step_context import StepContext
+from tensorweave.runtime.straight_line import StraightLineExecutor, topological_order
+from tensorweave.runtime.traced_executor import TracingExecutorState, run_straight_line_traced
+
+
+def has_independent_expensive(tables: PartitionTables) -> bool:
+    """True when two expensive kernels could run at once (neither depends on the other)."""
+    expensive = [it.id for it in tables.items if it.expensive]
+    if len(expensive) < 2:
+        return False
+    ancestors = [0] * len(tables.items)
+    for nid in topological_order(tables):
+        bits = ancestors[nid] | (1 << nid)
+        for dst, _, _ in tables.items[nid].out_edges:
+            ancestors[dst] |= bits
+    for i, a in enumerate(expensive):
+        for b in expensive[i + 1:]:
+            if not (ancestors[b] >> a) & 1 and not (ancestors[a] >> b) & 1:
+                return True
+    return False
+
+
+class PartitionRunner:
+    """One partition compiled into its executor: straight-line when it has no control flow, no
+    asynchronous kernel and nothing worth running in parallel, dataflow otherwise."""
+
+    def __init__(self, partition: Partition, kernels: KernelCache, inter_op_threads: int) -> None:
+        self.device = partition.device
+        self.fetch_indices = [index for index, _ in partition.fetches]
+        tables = compile_partition(partition.nodes, self.device, kernels.for_node,
+                                   [endpoint for _, endpoint in partition.fetches])
+        tables.fetch_indices = self.fetch_indices
+        self.tables = tables
+        self.straight_line = not (tables.has_control_flow or tables.has_async) and not (
+            inter_op_threads != 1 and has_independent_expensive(tables))
+        if self.straight_line:
+            self.executor: Any = StraightLineExecutor(tables)
+        else:
+            self.executor = DataflowExecutor(tables, self.device)
+
+    def only_waits_for_receives(self) -> bool:
+        """No control flow (so no dead values) and no asynchronous kernel but Recv."""
+        return not self.tables.has_control_flow and all(
+            item.is_transfer for item in self.tables.items if item.is_async)
+
+    def use_synchronous_receives(self) -> None:
+        """For steps whose partitions run one after the other, senders first, with no control
+        flow: every value is in the rendezvous before its Recv runs, so Recv completes at once
+        and the partition can take the straight-line path."""
+        for item in self.tables.items:
+            if item.is_transfer and item.is_async:
+                item.compute = _synchronous(item.compute, item.op)
+                item.is_async = False
+        self.tables.has_async = any(item.is_async for item in self.tables.items)
+        if not self.tables.has_async and not self.tables.has_control_flow:
+            self.straight_line = True
+            self.executor = StraightLineExecutor(self.tables)
+
+    def run(self, step: StepContext, timeout: Optional[float], active: Any) -> list[Any]:
+        """Runs a single-partition step to completion on this thread (the fast path)."""
+        if self.straight_line:
+            if step.stats is None:
+                return self.executor.run(step)
+            return run_straight_line_traced(self.executor, step, self.device)
+        state = self.executor.start(step, _state_class(step))
+        active.add(state)
+        try:
+            return state.wait(timeout)
+        finally:
+            active.discard(state)
+
+    def start(self, step: StepContext, inline: bool, small_step: bool = False) -> Any:
+        """Starts this partition as part of a multi-partition step, on this thread (`inline`) or
+        on its device's pool; returns a handle with `wait(timeout)` and `record_error(err)`.
+        In a `small_step` values received later are processed on the sending thread."""
+        if not self.straight_line:
+            state = _state_class(step)(self.tables, self.device, step, self.executor.pending_init)
+            state.inline_continuations = small_step
+            if inline:
+                state.start()
+            else:
+                self.device.thread_pool.schedule(state.start)
+            return state
+        run = _StraightLineRun(self, step)
+        if inline:
+            run()
+        else:
+            self.device.thread_pool.schedule(run)
+        return run
+
+
+def _synchronous(recv: Any, op: Any) -> Any:
+    def receive_now(step: StepContext) -> Any:
+        box: list[Any] = []
+        recv(step, box.append)
+        if not box:
+            raise errors.InternalError(None, op, f"{op.name}: value not sent before its receiver ran")
+        if isinstance(box[0], BaseException):
+            raise box[0]
+        return box[0]
+    return receive_now
+
+
+def _state_class(step: StepContext) -> type:
+    return ExecutorState if step.stats is None else TracingExecutorState
+
+
+class _StraightLineRun:
+    """A straight-line partition (it only sends, never waits) run as one task."""
+
+    def __init__(self, runner: PartitionRunner, step: StepContext) -> None:
+        self.runner = runner
+        self.step = step
+        self.done = threading.Event()
+        self.results: list[Any] = []
+        self.error: Optional[BaseException] = None
+
+    def __call__(self) -> None:
+        try:
+            if self.step.stats is None:
+                self.results = self.runner.executor.run(self.step)
+            else:
+                self.results = run_straight_line_traced(self.runner.executor, self.step, self.runner.device)
+        except BaseException as err:  # noqa: BLE001  (becomes the step's error)
+            self.error = kernel_errors.annotate(err, None)
+            self.step.cancel(self.error)
+        finally:
+            self.done.set()
+
+    def wait(self, timeout: Optional[float]) -> list[Any]:
+        if not self.done.wait(timeout):
+            self.record_error(errors.DeadlineExceededError(None, None, "Timed out waiting for step to finish"))
+            self.done.wait()
+        if self.error is not None:
+            raise self.error
+        return self.results
+
+    def record_error(self, err: BaseException) -> None:
+        self.step.cancel(err)  # its Sends fail from now on, so it ends soon
+
+
+class MultiPartitionStep:
+    """One step over several partitions; Session.close cancels it through `record_error`."""
+
+    def __init__(self, step: StepContext, runs: list[Any]) -> None:
+        self.step = step
+        self.runs = runs
+
+    def record_error(self, err: BaseException) -> None:
+        self.step.cancel(err)
+        for run in self.runs:
+            run.record_error(err)
+
+
+def run_partitions(runners: Sequence[PartitionRunner], num_fetches: int, step: StepContext,
+                   timeout: Optional[float], active: Any, small_step: bool = False) -> list[Any]:
+    """Runs a step's partitions. A `small_step` (estimated to cost less than a few thread hops)
+    starts them all on this thread, senders before receivers, so values wait in the
+    rendezvous instead of waking threads; otherwise each runs on its device's pool but the
+    first, which runs here."""
+    rendezvous = LocalRendezvous()
+    step.rendezvous = rendezvous
+    token = step.cancellation.register(rendezvous.start_abort)
+    if token is None:  # cancelled before it started
+        raise step.cancellation.cancelled  # type: ignore[misc]
+    deadline = None if timeout is None else time.monotonic() + timeout
+    if small_step:
+        runs = [runner.start(step, inline=True, small_step=True) for runner in runners]
+    else:
+        runs = [runner.start(step, inline=False) for runner in runners[1:]]
+        runs.insert(0, runners[0].start(step, inline=True))
+    handle = MultiPartitionStep(step, runs)
+    active.add(handle)
+    results: list[Any] = [None] * num_fetches
+    failed: Optional[BaseException] = None
+    try:
+        for runner, run in zip(runners, runs):
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                values = run.wait(remaining)
+            except errors.OpError as err:
+                failed = failed or err
+                continue
+            for index, value in zip(runner.fetch_indices, values):
+                results[index] = value
+    finally:
+        active.discard(handle)
+        step.cancellation.deregister(token)
+    if failed is not None:
+        # the error that cancelled the step, not the cancellations it caused elsewhere
+        raise step.cancellation.cancelled or failed
+    return results
+
+
+def run_in_order(runners: Sequence[PartitionRunner], num_fetches: int, step: StepContext) -> list[Any]:
+    """Straight-line partitions, senders first, one after the other on this thread: nothing
+    ever waits, so no thread, event or cancellation is involved."""
+    step.rendezvous = LocalRendezvous()
+    results: list[Any] = [None] * num_fetches
+    for runner in runners:
+        if step.stats is None:
+            values = runner.executor.run(step)
+        else:
+            values = run_straight_line_traced(runner.executor, step, runner.device)
+        for index, value in zip(runner.fetch_indices, values):
+            results[index] = value
+    return results
+
+
+def senders_first(partitions: Sequence[Partition]) -> Optional[list[int]]:
+    """Partition indices ordered so that each one's Sends come before the matching Recvs
+    (Kahn's algorithm on the partition graph); None when values go both ways."""
+    sends: dict[str, int] = {}
+    for i, part in enumerate(partitions):
+        for node in part.nodes_of_type("_Send"):
+            sends[node.op.node_attrs["tensor_name"]] = i
+    after: list[set[int]] = [set() for _ in partitions]
+    for i, part in enumerate(partitions):
+        for node in part.nodes_of_type("_Recv"):
+            src = sends.get(node.op.node_attrs["tensor_name"])
+            if src is not None and src != i:
+                after[src].add(i)
+    pending = [0] * len(partitions)
+    for targets in after:
+        for t in targets:
+            pending[t] += 1
+    order = [i for i, n in enumerate(pending) if n == 0]
+    for i in order:  # grows while iterating
+        for t in sorted(after[i]):
+            pending[t] -= 1
+            if pending[t] == 0:
+                order.append(t)
+    return order if len(order) == len(partitions) else None

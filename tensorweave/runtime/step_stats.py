@@ -1,0 +1,177 @@
+"""Step statistics for traced steps (`RunOptions(trace_level=FULL_TRACE)`), in TensorFlow's
+`StepStats` form: per device, per node, its start and end times, output sizes and a timeline
+label, plus the bytes of live outputs the device holds (white paper 5.2's memory question).
+Executors only call this when the step carries a tracer: untraced steps pay nothing."""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Iterable, Optional
+
+import numpy as np
+from tensorboard.compat.proto import step_stats_pb2
+
+from tensorweave.framework.dtypes import as_dtype
+
+_US = 1000
+
+
+class _DeviceMemory:
+    """Bytes of live outputs held by one device during one step."""
+
+    __slots__ = ("device", "live", "peak", "values")
+
+    def __init__(self, device: Any) -> None:
+        self.device = device
+        self.live = 0
+        self.peak = 0
+        self.values: dict[int, list[Any]] = {}  # id(array) -> [remaining consumers, nbytes, array]
+
+
+class StepTracer:
+    """Collects what one traced step did, from every partition's executor."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._records: dict[str, list[tuple]] = {}
+        self._memory: dict[str, _DeviceMemory] = {}
+
+    # -- node execution ---------------------------------------------------------------------------
+    @staticmethod
+    def now() -> int:
+        return time.time_ns()
+
+    def record(self, device: Any, item: Any, start_ns: int, end_ns: int, outputs: Iterable[Any]) -> None:
+        described = [(slot, value.dtype, value.shape, value.nbytes) for slot, value in enumerate(outputs)
+                     if type(value) is np.ndarray]
+        with self._lock:
+            memory = self._memory_of(device)
+            row = (item, start_ns, end_ns, described, threading.get_ident(), memory.live, memory.peak)
+            self._records.setdefault(device.name, []).append(row)
+
+    # -- live output bytes --------------------------------------------------------------------------
+    def _memory_of(self, device: Any) -> _DeviceMemory:
+        memory = self._memory.get(device.name)
+        if memory is None:
+            memory = self._memory[device.name] = _DeviceMemory(device)
+        return memory
+
+    def hold(self, device: Any, value: Any, consumers: int) -> None:
+        """`value` was produced on `device` and stays alive until `consumers` nodes used it."""
+        if type(value) is not np.ndarray or consumers <= 0:
+            return
+        with self._lock:
+            memory = self._memory_of(device)
+            entry = memory.values.get(id(value))
+            if entry is not None:  # the same buffer forwarded (Identity): count it once
+                entry[0] += consumers
+                return
+            memory.values[id(value)] = [consumers, value.nbytes, value]
+            memory.live += value.nbytes
+            memory.peak = max(memory.peak, memory.live)
+        device.stats.allocate(value.nbytes)
+
+    def release(self, device: Any, values: Iterable[Any]) -> None:
+        """One consumer on `device` is done with each of `values`."""
+        freed = 0
+        with self._lock:
+            memory = self._memory_of(device)
+            for value in values:
+                entry = memory.values.get(id(value))
+                if entry is None or entry[2] is not value:
+                    continue
+                entry[0] -= 1
+                if entry[0] == 0:
+                    del memory.values[id(value)]
+                    freed += entry[1]
+            memory.live -= freed
+        if freed:
+            device.stats.free(freed)
+
+    def finish(self) -> None:
+        """The step is over: whatever it still holds is released."""
+        with self._lock:
+            leftovers = [(m.device, sum(e[1] for e in m.values.values())) for m in self._memory.values()]
+            for m in self._memory.values():
+                m.values.clear()
+                m.live = 0
+        for device, nbytes in leftovers:
+            if nbytes:
+                device.stats.free(nbytes)
+
+    def peak_bytes(self, device_name: str) -> int:
+        memory = self._memory.get(device_name)
+        return memory.peak if memory is not None else 0
+
+    # -- results ----------------------------------------------------------------------------------
+    def fill(self, step_stats: Any) -> None:
+        """Appends one DeviceStepStats per device to a StepStats proto."""
+        for device_name, rows in self._records.items():
+            dev = step_stats.dev_stats.add()
+            dev.device = device_name
+            for item, start, end, outputs, thread, live, peak in sorted(rows, key=lambda r: r[1]):
+                _fill_node(dev.node_stats.add(), item, start, end, outputs, thread, live, peak)
+
+    def samples(self) -> list[tuple[str, str, float]]:
+        """(node name, device type, seconds) of every user node, for the cost model."""
+        found = []
+        for device_name, rows in self._records.items():
+            device_type = self._memory[device_name].device.device_type
+            for item, start, end, *_ in rows:
+                op = item.op
+                if op is not None and getattr(op, "graph", None) is not None:  # not a synthetic node
+                    found.append((op.name, device_type, (end - start) / 1e9))
+        return found
+
+
+def _fill_node(node: Any, item: Any, start: int, end: int, outputs: list, thread: int, live: int,
+               peak: int) -> None:
+    node.node_name = item.name
+    node.all_start_micros = start // _US
+    node.all_start_nanos = start
+    node.op_start_rel_micros = 0
+    node.op_end_rel_micros = node.all_end_rel_micros = (end - start) // _US
+    node.op_end_rel_nanos = node.all_end_rel_nanos = end - start
+    node.scheduled_micros = start // _US
+    node.thread_id = thread & 0xFFFFFFFF
+    node.timeline_label = timeline_label(item.op, item.name)
+    for slot, dtype, shape, nbytes in outputs:
+        out = node.output.add()
+        out.slot = slot
+        desc = out.tensor_description
+        desc.dtype = _datatype_enum(dtype)
+        for d in shape:
+            desc.shape.dim.add().size = d
+        desc.allocation_description.requested_bytes = nbytes
+        desc.allocation_description.allocated_bytes = nbytes
+        desc.allocation_description.allocator_name = "cpu"
+    memory = node.memory.add()
+    memory.allocator_name = "cpu"
+    memory.live_bytes = live
+    memory.peak_bytes = peak
+    memory.total_bytes = sum(o[3] for o in outputs)
+
+
+def timeline_label(op: Optional[Any], name: str) -> str:
+    """TF's label: `name = Type(inputs)`; a transfer names its tensor and the other device."""
+    if op is None:
+        return name
+    attrs = op.node_attrs
+    if op.type == "_Send":
+        return f"{name} = _Send({attrs['tensor_name']} @{attrs['recv_device']})"
+    if op.type == "_Recv":
+        return f"{name} = _Recv({attrs['tensor_name']} @{attrs['send_device']})"
+    inputs = ", ".join(t.op.name if t.value_index == 0 else t.name
+                       for t in op.inputs if hasattr(t, "value_index"))
+    return f"{name} = {op.type}({inputs})"
+
+
+def _datatype_enum(np_dtype: Any) -> int:
+    try:
+        return as_dtype(np_dtype).as_datatype_enum
+    except (TypeError, ValueError, KeyError):
+        return 0
+
+
+def new_step_stats() -> Any:
+    return step_stats_pb2.StepStats()
