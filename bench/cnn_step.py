@@ -39,10 +39,10 @@ def build_and_time(tf, np):
     loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=logits))
     train_op = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
 
-    # the second convolution's three kernels on their own
-    a = tf.constant(rng.rand(64, 14, 14, 32).astype(np.float32))
-    f = tf.constant(rng.rand(5, 5, 32, 64).astype(np.float32))
-    g = tf.constant(rng.rand(64, 14, 14, 64).astype(np.float32))
+    # the second convolution's three kernels on their own (variables: TF would fold constants)
+    a = tf.Variable(rng.rand(64, 14, 14, 32).astype(np.float32))
+    f = tf.Variable(rng.rand(5, 5, 32, 64).astype(np.float32))
+    g = tf.Variable(rng.rand(64, 14, 14, 64).astype(np.float32))
     strides = [1, 1, 1, 1]
     conv = tf.nn.conv2d(a, f, strides, "SAME")
     conv_filter = tf.nn.conv2d_backprop_filter(a, [5, 5, 32, 64], g, strides, "SAME")

@@ -54,11 +54,6 @@ def shape_from_proto(proto: Any) -> TensorShape:
     return TensorShape([None if d.size < 0 else d.size for d in proto.dim])
 
 
-def _normal_kind(kind: str) -> str:
-    """'int >' (a `N: int >= 1` spec) and friends to the plain kind name."""
-    return kind.split()[0].rstrip(">=") if not kind.startswith("list(") else kind
-
-
 def _guess_kind(value: Any) -> str:
     """The attr kind of a Python value (for private attrs that no op definition declares)."""
     if isinstance(value, (list, tuple)):
@@ -86,7 +81,7 @@ def _guess_kind(value: Any) -> str:
 def attr_to_proto(value: Any, kind: Optional[str] = None, proto: Any = None) -> Any:
     """The AttrValue for Python attr `value` of attr kind `kind` (guessed when None), filled
     into `proto` when given (saves copying large constants)."""
-    kind = _normal_kind(kind) if kind else _guess_kind(value)
+    kind = kind or _guess_kind(value)
     proto = attr_value_pb2.AttrValue() if proto is None else proto
     if kind.startswith("list("):
         inner = kind[5:-1]
@@ -151,7 +146,6 @@ def attr_from_proto(proto: Any, kind: Optional[str] = None) -> Any:
     it sets). Strings become str, types DType, shapes TensorShape, tensors NumPy arrays."""
     field = proto.WhichOneof("value")
     if kind is not None:
-        kind = _normal_kind(kind)
         if kind.startswith("list("):
             return _list_from_proto(proto.list, kind[5:-1]) if field == "list" else []
     if field is None:

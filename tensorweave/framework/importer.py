@@ -267,13 +267,34 @@ def import_graph_def(graph_def: Any, input_map: Optional[dict[str, Any]] = None,
             for node_name in importer.topological_order():
                 importer.create(node_name)
             importer.connect_back_edges()
+        unused = sorted(set(mapping) - importer.used_map_keys)
+        if unused:
+            raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{', '.join(unused)}]")
+    except BaseException:
+        _remove_ops(graph, list(importer.created.values()))  # an import adds all of its nodes or none
+        raise
     finally:
         graph._control_flow_context = saved_context
-    unused = sorted(set(mapping) - importer.used_map_keys)
-    if unused:
-        raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{', '.join(unused)}]")
     _add_outer_controls(importer, outer_controls)
     return _return_elements(importer, return_elements)
+
+
+def _remove_ops(graph: _graph.Graph, ops: list[Operation]) -> None:
+    """Takes back the operations a failed import had created."""
+    doomed = set(ops)
+    with graph._lock:
+        for op in ops:
+            for t in op.inputs:
+                if op in t._consumers:
+                    t._consumers.remove(op)
+            for c in op.control_inputs:
+                if op in c._control_outputs:
+                    c._control_outputs.remove(op)
+            graph._nodes_by_name.pop(op.name, None)
+        graph._nodes = [op for op in graph._nodes if op not in doomed]
+        # The import's ops were the newest: ids and the version count go back to before it.
+        graph._version = len(graph._nodes)
+        graph._structure_version += 1
 
 
 def _add_outer_controls(importer: _Importer, controls: list[Any]) -> None:
@@ -281,8 +302,9 @@ def _add_outer_controls(importer: _Importer, controls: list[Any]) -> None:
     ops = [c.op if isinstance(c, Tensor) else c for c in controls]
     if not ops:
         return
+    created = set(importer.created.values())
     for op in importer.created.values():
-        if not op.inputs and not any(c in importer.created.values() for c in op.control_inputs):
+        if not op.inputs and not any(c in created for c in op.control_inputs):
             op._add_control_inputs(ops)
 
 

@@ -221,7 +221,7 @@ def define_op(name: str, inputs: Sequence[str] = (), outputs: Sequence[str] = ()
 # Signature parsing (TF's REGISTER_OP notation)
 # ---------------------------------------------------------------------------------------------
 _ARG_RE = re.compile(r"^\s*(\w+)\s*:\s*(?:(\w+)\s*\*\s*)?(Ref\(\s*(\w+)\s*\)|(\w+))\s*$")
-_ATTR_RE = re.compile(r"^\s*(\w+)\s*:\s*([^=]+?)\s*(?:=\s*(.+?))?\s*$")
+_ATTR_RE = re.compile(r"^\s*(\w+)\s*:\s*((?:[^=>]|>=?)+?)\s*(?:(?<!>)=\s*(.+?))?\s*$")
 
 
 def _parse_arg(spec: str, attrs: dict[str, AttrDef]) -> ArgDef:

@@ -49,9 +49,15 @@ def _address(data: Any) -> tuple[int, int, Any]:
     return array.ctypes.data if array.size else 0, array.size, array
 
 
+# Below this size `bytes` go through the package's C extension: cheaper than a ctypes call.
+_SMALL_BYTES = 1 << 14
+
+
 def extend(crc: int, data: Any) -> int:
     """The CRC-32C of (the bytes that gave `crc`) followed by `data` (bytes, a NumPy array or
     any object exporting a buffer)."""
+    if type(data) is bytes and len(data) < _SMALL_BYTES:
+        return google_crc32c.extend(crc, data)
     if _native is not None:
         address, length, keep = _address(data)
         if length == 0:

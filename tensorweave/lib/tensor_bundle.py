@@ -16,11 +16,14 @@ then the shards and the index are renamed to their final names. A process killed
 commit point leaves the previous files untouched; one killed after it leaves a complete set of
 new files that `recover_pending` (run by every reader and writer of P) finishes renaming. So
 even re-saving to the same prefix never pairs an index with another save's data. Each tensor's
-checksum is verified when it is read: corruption raises DataLossError naming file and tensor.
+checksum is computed on the copy of its bytes that is written (TF's rule: a variable updated in
+place during a save never gets a checksum that disagrees with the file) and verified when it is
+read: corruption raises DataLossError naming file and tensor.
 """
 from __future__ import annotations
 
 import glob
+import math
 import os
 import struct
 import threading
@@ -51,6 +54,10 @@ _IO_THREADS = 2
 # the fsync before the commit waits only for the tail.
 _CHUNK = 1 << 20
 _WRITEBACK_MIN = 1 << 16
+# Smaller tensors skip the threads (a hand-off costs more than the work): they are copied and
+# checksummed inline and written, or read, many per system call.
+_SMALL = 1 << 16
+_MAX_IOV = 1024
 _local = threading.local()
 
 
@@ -156,6 +163,8 @@ class BundleWriter:
         self._sliced: dict[bytes, Any] = {}  # full-tensor entries of tensors saved as slices
         self._pool = ThreadPoolExecutor(_IO_THREADS, thread_name_prefix="checkpoint-write")
         self._pending: list[tuple[Any, Any]] = []  # (entry, future of its unmasked crc)
+        self._batch: list[bytes] = []  # small tensors' bytes, contiguous from self._batch_offset
+        self._batch_offset = 0
         self._closed = False
 
     def add(self, name: str, value: Any) -> None:
@@ -206,15 +215,31 @@ class BundleWriter:
             entry.shape.dim.add(size=d)
         if dtype == _dtypes.string:
             data, crc = encode_strings(array)
-            entry.crc32c = crc32c.mask(crc)
-            self._pending.append((None, self._pool.submit(_pwrite_all, self._fd, data, self._offset)))
-            entry.size = len(data)
+        elif array.nbytes < _SMALL:
+            data = _little_endian(array).tobytes()  # the copy the checksum is computed on
+            crc = crc32c.value(data)
         else:
-            data = _byte_view(_little_endian(array))
-            self._pending.append((entry, self._pool.submit(_copy_checksum_write, self._fd, data, self._offset)))
-            entry.size = data.nbytes
+            self._flush_batch()
+            source = _byte_view(_little_endian(array))
+            self._pending.append((entry, self._pool.submit(_copy_checksum_write, self._fd, source, self._offset)))
+            entry.size = source.nbytes
+            self._offset += entry.size
+            self._entries[key] = entry
+            return
+        entry.crc32c = crc32c.mask(crc)
+        entry.size = len(data)
+        if not self._batch:
+            self._batch_offset = self._offset
+        self._batch.append(data)
         self._offset += entry.size
         self._entries[key] = entry
+        if len(self._batch) >= _MAX_IOV or self._offset - self._batch_offset >= _CHUNK:
+            self._flush_batch()
+
+    def _flush_batch(self) -> None:
+        if self._batch:
+            self._pending.append((None, self._pool.submit(_pwrite_all, self._fd, self._batch, self._batch_offset)))
+            self._batch = []
 
     def abort(self) -> None:
         """Discards what was written; the previous checkpoint at the prefix is untouched."""
@@ -229,6 +254,7 @@ class BundleWriter:
         commit point)."""
         if self._closed:
             raise errors.FailedPreconditionError(None, None, "BundleWriter already finished")
+        self._flush_batch()
         try:
             for entry, future in self._pending:
                 crc = future.result()
@@ -248,6 +274,14 @@ class BundleWriter:
 
 
 def _pwrite_all(fd: int, data: Any, offset: int) -> None:
+    """Writes `data` (bytes, or a list of bytes written back to back) at `offset`."""
+    if isinstance(data, list):
+        total = sum(len(part) for part in data)
+        written = os.pwritev(fd, data, offset)
+        if written == total:
+            return
+        data = b"".join(data)[written:]  # a short write (rare): finish it piece by piece
+        offset += written
     view = memoryview(data).cast("B")
     while view:
         written = os.pwrite(fd, view, offset)
@@ -274,8 +308,16 @@ def _copy_checksum_write(fd: int, source: np.ndarray, offset: int) -> int:
     return crc
 
 
+_DTYPES: dict[Any, _dtypes.DType] = {}
+
+
 def _dtype_of(array: np.ndarray) -> _dtypes.DType:
-    return _dtypes.string if array.dtype == object or array.dtype.kind in "SU" else _dtypes.as_dtype(array.dtype)
+    found = _DTYPES.get(array.dtype)
+    if found is None:
+        kind = array.dtype.kind
+        found = _dtypes.string if kind in "OSU" else _dtypes.as_dtype(array.dtype)
+        _DTYPES[array.dtype] = found
+    return found
 
 
 def _index_bytes(entries: dict[bytes, Any], num_shards: int) -> bytes:
@@ -500,43 +542,95 @@ class BundleReader:
         except OSError as err:
             raise os_error_to_tf(err, path) from None
         try:
-            if len(wanted) == 1:
-                key, entry, i = wanted[0]
+            large = [w for w in wanted if _is_large(w[1])]
+            _read_small(fd, path, [w for w in wanted if not _is_large(w[1])], results)
+            if len(large) == 1:
+                key, entry, i = large[0]
                 results[i] = _read_one(fd, path, key.decode("utf-8", "replace"), entry)
-                return
-            with ThreadPoolExecutor(_IO_THREADS, thread_name_prefix="checkpoint-read") as pool:
-                futures = [(i, pool.submit(_read_one, fd, path, key.decode("utf-8", "replace"), entry))
-                           for key, entry, i in wanted]
-                for i, future in futures:
-                    results[i] = future.result()
+            elif large:
+                with ThreadPoolExecutor(_IO_THREADS, thread_name_prefix="checkpoint-read") as pool:
+                    futures = [(i, pool.submit(_read_one, fd, path, key.decode("utf-8", "replace"), entry))
+                               for key, entry, i in large]
+                    for i, future in futures:
+                        results[i] = future.result()
         finally:
             os.close(fd)
 
 
-def _read_one(fd: int, path: str, key: str, entry: Any) -> np.ndarray:
-    """Reads one tensor straight into a new array and verifies its checksum."""
-    dtype = _dtypes.as_dtype(entry.dtype)
+def _is_large(entry: Any) -> bool:
+    return entry.size >= _SMALL and entry.dtype != _dtypes.string.as_datatype_enum
+
+
+def _read_small(fd: int, path: str, wanted: list[tuple[bytes, Any, int]], results: list[Any]) -> None:
+    """Reads small tensors (in file order), each run of adjacent ones with one system call into
+    one buffer that their arrays then view."""
+    run: list[tuple[bytes, Any, int]] = []
+    for item in wanted + [None]:  # type: ignore[list-item]
+        if run and (item is None or item[1].offset != run[-1][1].offset + run[-1][1].size
+                    or item[1].offset - run[0][1].offset >= _CHUNK):
+            start = run[0][1].offset
+            buffer = bytearray(run[-1][1].offset + run[-1][1].size - start)
+            if buffer:
+                _pread_exact(fd, path, run[0][0].decode("utf-8", "replace"), start, buffer)
+            base, raw = np.frombuffer(buffer, dtype=np.uint8), memoryview(buffer)
+            for key, entry, i in run:
+                begin, end = entry.offset - start, entry.offset - start + entry.size
+                results[i] = _decode(path, key.decode("utf-8", "replace"), entry, base[begin:end],
+                                     raw[begin:end].tobytes())
+            run = []
+        if item is not None:
+            run.append(item)
+
+
+_NUMPY_TYPES: dict[int, tuple[Any, Any]] = {}
+
+
+def _numpy_types(enum: int) -> tuple[Any, Any]:
+    """(little-endian dtype as stored, dtype) of a DataType enum, cached."""
+    found = _NUMPY_TYPES.get(enum)
+    if found is None:
+        np_dtype = np.dtype(_dtypes.as_dtype(enum).as_numpy_dtype)
+        found = _NUMPY_TYPES[enum] = (np_dtype.newbyteorder("<"), np_dtype)
+    return found
+
+
+def _decode(path: str, key: str, entry: Any, data: np.ndarray, raw: bytes) -> np.ndarray:
+    """The tensor whose stored bytes are `data` (a view of a read buffer; `raw` is a copy of
+    the same bytes, cheaper to checksum when small), checksum checked."""
     shape = tuple(d.size for d in entry.shape.dim)
-    if dtype == _dtypes.string:
-        data = _pread_exact(fd, path, key, entry, bytearray(entry.size))
-        flat, crc = decode_strings(bytes(data), int(np.prod(shape, dtype=np.int64)), f"{key} in {path}")
+    if entry.dtype == _dtypes.string.as_datatype_enum:
+        flat, crc = decode_strings(raw, math.prod(shape), f"{key} in {path}")
         _verify(path, key, entry, crc)
         return flat.reshape(shape)
+    _verify(path, key, entry, crc32c.value(raw))
+    stored, native = _numpy_types(entry.dtype)
+    if math.prod(shape) * stored.itemsize != data.size:
+        raise errors.DataLossError(None, None, f"Checkpoint entry for {key} in {path} has {data.size} "
+                                   f"bytes, which does not fit its shape {list(shape)} and dtype "
+                                   f"{native.name}")
+    array = data.view(stored).reshape(shape)
+    return array if stored == native else array.astype(native)
+
+
+def _read_one(fd: int, path: str, key: str, entry: Any) -> np.ndarray:
+    """Reads one large numeric tensor straight into a new array and verifies its checksum."""
+    dtype = _dtypes.as_dtype(entry.dtype)
+    shape = tuple(d.size for d in entry.shape.dim)
     array = np.empty(shape, dtype=np.dtype(dtype.as_numpy_dtype).newbyteorder("<"))
     if array.nbytes != entry.size:
         raise errors.DataLossError(None, None, f"Checkpoint entry for {key} in {path} has {entry.size} "
                                    f"bytes but its shape {list(shape)} and dtype {dtype.name} need "
                                    f"{array.nbytes}")
     view = _byte_view(array)
-    _pread_exact(fd, path, key, entry, view)
+    _pread_exact(fd, path, key, entry.offset, view)
     _verify(path, key, entry, crc32c.value(view))
     return array
 
 
-def _pread_exact(fd: int, path: str, key: str, entry: Any, buffer: Any) -> Any:
-    view = memoryview(buffer).cast("B") if not isinstance(buffer, bytearray) else memoryview(buffer)
-    offset, done = entry.offset, 0
-    total = len(view)
+def _pread_exact(fd: int, path: str, key: str, offset: int, buffer: Any) -> Any:
+    """Fills `buffer` from `offset` of the file; DataLossError if the file ends first."""
+    view = memoryview(buffer).cast("B")
+    done, total = 0, len(view)
     try:
         while done < total:
             n = os.preadv(fd, [view[done:]], offset + done)

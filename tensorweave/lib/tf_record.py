@@ -22,12 +22,12 @@ from typing import IO, Any, Iterator, Optional, Union
 import google_crc32c
 
 from tensorweave.framework import errors
+from tensorweave.lib.crc32c import mask as _mask
 from tensorweave.lib.file_io import as_path, open_file, os_error_to_tf
 
 __all__ = ["TFRecordCompressionType", "TFRecordOptions", "TFRecordWriter", "tf_record_iterator",
            "RecordReader", "encode_record", "masked_crc32c"]
 
-_MASK_DELTA = 0xA282EAD8
 _HEADER = struct.Struct("<QI")   # length, masked CRC of the length
 _FOOTER = struct.Struct("<I")    # masked CRC of the data
 _LENGTH = struct.Struct("<Q")
@@ -36,8 +36,7 @@ _crc32c = google_crc32c.value
 
 def masked_crc32c(data: bytes) -> int:
     """TF's masked CRC-32C of `data`: the CRC rotated right by 15 bits plus a constant."""
-    crc = _crc32c(data)
-    return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xFFFFFFFF
+    return _mask(_crc32c(data))
 
 
 def encode_record(data: bytes) -> bytes:

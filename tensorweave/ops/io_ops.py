@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import glob
 import os
-import uuid
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -16,6 +15,7 @@ from tensorweave.framework import errors
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_shape import TensorShape
+from tensorweave.lib.atomic_write import atomic_write
 from tensorweave.lib.file_io import open_file, os_error_to_tf
 from tensorweave.ops.array_ops import shape_error
 
@@ -68,21 +68,14 @@ WriteFile = define_op("WriteFile", inputs=["filename: string", "contents: string
 WriteFile.not_differentiable()
 
 
-def write_atomically(name: str, data: bytes) -> None:
-    """Writes `data` to `name`, creating missing parent directories (as TF's WriteFile does).
-    The bytes go to a temporary file in the same directory that is then renamed over `name`,
-    so a failed write never leaves a truncated file behind."""
-    directory = os.path.dirname(os.path.abspath(name))
-    tmp = os.path.join(directory, f".{os.path.basename(name)}.{uuid.uuid4().hex}.tmp")
+def _write_file(name: str, data: bytes) -> None:
+    """Replaces `name` by `data` atomically (a failed write leaves no truncated file),
+    creating missing parent directories first, as TF's WriteFile does."""
     try:
-        os.makedirs(directory, exist_ok=True)
-        with open(tmp, "xb") as f:  # "x": never clobbers; the umask sets its mode, as for TF
-            f.write(data)
-        os.replace(tmp, name)
+        os.makedirs(os.path.dirname(os.path.abspath(name)), exist_ok=True)
     except OSError as err:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
         raise os_error_to_tf(err, name) from None
+    atomic_write(name, data, sync_dir=False)
 
 
 @WriteFile.kernel()
@@ -92,7 +85,7 @@ def _write_file_kernel(ctx: Any) -> Callable:
         if contents.ndim != 0:
             raise errors.InvalidArgumentError(None, None, f"Contents tensor must be scalar, but had "
                                               f"shape: {list(contents.shape)}")
-        write_atomically(name, contents.item())
+        _write_file(name, contents.item())
         return None
 
     return compute

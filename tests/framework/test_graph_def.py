@@ -198,8 +198,10 @@ def test_import_errors():
     extra.node[0].attr["bogus"].i = 1
     with pytest.raises(ValueError, match="attr 'bogus' not in Op<name=Const>"):
         tf.import_graph_def(extra)
+    before = len(tf.get_default_graph().get_operations())
     with pytest.raises(ValueError, match="not found in graph_def"):
         tf.import_graph_def(base, input_map={"nope:0": tf.constant(1.0)})
+    assert len(tf.get_default_graph().get_operations()) == before + 1  # only the mapped constant
     with pytest.raises(ValueError, match="incompatible with expected int32"):
         tf.import_graph_def(base, input_map={"i:0": tf.constant(1.0)})
     with pytest.raises(ValueError, match="Requested return tensor 'c:3'"):
@@ -254,3 +256,27 @@ def test_while_loop_and_cond_roundtrip():
         with tf.Session() as sess:
             assert sess.run(out, {"import/k:0": 5}) == 33.0
             assert sess.run(out, {"import/k:0": 2}) == 3.0
+
+
+def test_producer_op_list_drops_unknown_default_attrs_and_hints():
+    """Attrs a newer producer added: dropped when they hold the producer's default (TF's rule)
+    or are known optimisation hints (TF 2.x's MatMul grad_a/grad_b); rejected otherwise."""
+    from tensorboard.compat.proto import op_def_pb2
+    with tf.Graph().as_default() as g:
+        tf.matmul(tf.ones([2, 2], name="a"), tf.ones([2, 2], name="b"), name="mm")
+    graph_def = g.as_graph_def()
+    mm = next(n for n in graph_def.node if n.name == "mm")
+    mm.attr["grad_a"].b = True
+    mm.attr["future_flag"].i = 0
+    producer = op_def_pb2.OpList()
+    future = producer.op.add(name="MatMul").attr.add(name="future_flag", type="int")
+    future.default_value.i = 0
+    with tf.Graph().as_default() as g2:
+        tf.import_graph_def(graph_def, producer_op_list=producer, name="")
+        assert "future_flag" not in g2.get_operation_by_name("mm").node_attrs
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run("mm:0"), np.full((2, 2), 2.0, np.float32))
+    mm.attr["future_flag"].i = 1
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="attr 'future_flag' not in Op<name=MatMul>"):
+            tf.import_graph_def(graph_def, producer_op_list=producer, name="")

@@ -38,3 +38,13 @@ def test_apply_op_rejects_bad_types_and_attrs():
         tf.constant(1.5, dtype=tf.int32)
     with pytest.raises(ValueError):
         op_def.get_op_def("NoSuchOp")
+
+
+def test_attr_minimum_is_parsed_and_enforced():
+    definition = op_def.get_op_def("ConcatV2")
+    assert definition.attrs["N"].kind == "int" and definition.attrs["N"].minimum == 2
+    assert not definition.attrs["N"].has_default
+    spec = op_def._parse_attr("N: int >= 2 = 3")
+    assert (spec.kind, spec.minimum, spec.default) == ("int", 2, 3)
+    with pytest.raises(ValueError):
+        tf.add_n([])

@@ -238,3 +238,20 @@ def test_list_devices():
     assert [d.name for d in devices] == [CPU.format(i) for i in range(3)]
     assert all(d.device_type == "CPU" for d in devices)
     assert len({d.incarnation for d in devices}) == 3
+
+
+def test_gradients_colocated_with_their_ops_when_asked():
+    x = tf.constant(np.ones((8, 8), np.float32))
+    with tf.device("/device:CPU:1"):
+        w = tf.Variable(np.full((8, 8), 0.5, np.float32))
+        y = tf.matmul(x, w)
+    loss = tf.reduce_sum(y)
+    dx, dw = tf.gradients(loss, [x, w], colocate_gradients_with_ops=True)
+    with tf.Session(config=config(2)) as sess:
+        sess.run(w.initializer)
+        gx, gw = sess.run([dx, dw])
+    np.testing.assert_array_equal(gx, np.full((8, 8), 4.0))
+    np.testing.assert_array_equal(gw, np.full((8, 8), 8.0))
+    grad_matmuls = [op for op in tf.get_default_graph().get_operations()
+                    if op.type == "MatMul" and op.name.startswith("gradients")]
+    assert grad_matmuls and all(op._assigned_device == CPU.format(1) for op in grad_matmuls)

@@ -334,3 +334,17 @@ def test_import_meta_graph_returns_a_working_saver(tmp_path):
             saver.restore(sess, path)
             np.testing.assert_array_equal(sess.run("again/w:0"), np.arange(6, dtype=np.float32).reshape(2, 3))
         assert g.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES)[0].name == "again/w:0"
+
+
+def test_uninitialized_variable_and_bad_saver_def(tmp_path):
+    tf.Variable(1.0, name="never_initialized")
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value never_initialized"):
+            saver.save(sess, str(tmp_path / "m"))
+    assert not tf.train.checkpoint_exists(str(tmp_path / "m"))
+    assert not [f for f in os.listdir(tmp_path) if "data" in f or "index" in f]
+    with pytest.raises(ValueError, match="save_tensor_name"):
+        tf.train.Saver(saver_def=tf.train.SaverDef(restore_op_name="x"))
+    with pytest.raises(ValueError, match="restore_op_name"):
+        tf.train.Saver(saver_def=tf.train.SaverDef(save_tensor_name="x"))
