@@ -47,16 +47,21 @@ from tensorweave.runtime.session import InteractiveSession, Session  # noqa: F40
 
 from tensorweave.framework.indexed_slices import IndexedSlices, IndexedSlicesValue  # noqa: F401
 from tensorweave.gradients import (  # noqa: F401
-    AggregationMethod, NoGradient, NotDifferentiable, RegisterGradient, gradients, hessians)
+    AggregationMethod, NoGradient, NotDifferentiable, RegisterGradient, UnconnectedGradients, gradients,
+    hessians)
 from tensorweave.ops.clip_ops import *  # noqa: F401,F403
 from tensorweave.ops.queue_ops import *  # noqa: F401,F403,E402
 from tensorweave.framework.dtypes import resource, variant  # noqa: F401,E402
 from tensorweave.ops.mutex_ops import CriticalSection  # noqa: F401,E402
 from tensorweave.ops.reader_ops import *  # noqa: F401,F403,E402
+from tensorweave import queue  # noqa: F401,E402
 from tensorweave import nn  # noqa: F401,E402
 from tensorweave import losses  # noqa: F401,E402
 from tensorweave import train  # noqa: F401,E402
 from tensorweave import test  # noqa: F401,E402
+from tensorweave import math  # noqa: F401,E402
+from tensorweave import linalg  # noqa: F401,E402
+from tensorweave import random  # noqa: F401,E402
 from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: F401,E402
 from tensorweave.ops.sparse_ops import *  # noqa: F401,F403,E402
 from tensorweave.ops.string_ops import *  # noqa: F401,F403,E402

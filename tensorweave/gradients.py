@@ -20,7 +20,7 @@ from tensorweave.framework.op_def import NOT_DIFFERENTIABLE
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 
 __all__ = ["gradients", "RegisterGradient", "NoGradient", "NotDifferentiable", "AggregationMethod",
-           "hessians"]
+           "UnconnectedGradients", "hessians"]
 
 _CUSTOM_GRADIENTS: dict[str, Any] = {}
 
@@ -49,6 +49,20 @@ def NotDifferentiable(op_type: str) -> None:  # noqa: N802  (TF's name)
 
 
 NoGradient = NotDifferentiable
+
+
+class UnconnectedGradients:
+    """What tf.gradients returns for an x that no y depends on: None (TF's default) or zeros."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+    @staticmethod
+    def check(value: Any) -> str:
+        value = getattr(value, "value", value)  # also an enum member with a .value
+        if value not in ("none", "zero"):
+            raise ValueError(f"Unknown value for unconnected_gradients: {value!r}")
+        return value
 
 
 class AggregationMethod:
@@ -135,7 +149,8 @@ def _trainable(t: Tensor) -> bool:
 
 def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
               colocate_gradients_with_ops: bool = False, gate_gradients: bool = False,
-              aggregation_method: Any = None, stop_gradients: Any = None) -> list[Any]:
+              aggregation_method: Any = None, stop_gradients: Any = None,
+              unconnected_gradients: Any = "none") -> list[Any]:
     """Symbolic partial derivatives of sum(ys) with respect to each x in xs.
 
     Through tf.while_loop the backward pass is itself a loop (OSDI 4.1): see
@@ -146,7 +161,11 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
     if len(grad_ys) != len(ys):
         raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
     stop_ops = {_as_tensor(s).op for s in _as_list(stop_gradients)} if stop_gradients is not None else set()
+    unconnected = UnconnectedGradients.check(unconnected_gradients)
     graph = ys[0].graph
+    for t in xs + ys:
+        if t.graph is not graph:
+            raise ValueError(f"{t} must be from the same graph as {ys[0]}.")
     from tensorweave.ops import array_ops, math_ops
     from tensorweave.ops.control_flow.grad_state import ControlFlowState
     with graph.as_default(), graph.name_scope(name):
@@ -183,6 +202,9 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
         results = []
         for x in xs:
             g = _aggregate(grads.get(x, []), x, math_ops)
+            if g is None and unconnected == UnconnectedGradients.ZERO:
+                with graph.name_scope(None):
+                    g = array_ops.zeros_like(x)
             results.append(g)
         return results
 

@@ -353,3 +353,28 @@ def test_full_reductions_of_an_input_of_unknown_rank():
     np.testing.assert_allclose(gsv, np.ones((3, 2)))
     np.testing.assert_allclose(gmv, np.full((3, 2), 1 / 6))
     np.testing.assert_allclose(gpv, 720.0 / xv)
+
+
+def test_unconnected_gradients_none_or_zero():
+    x = tf.constant([1.0, 2.0])
+    unused = tf.placeholder(tf.float64, [None, 3])
+    y = tf.reduce_sum(x * 3.0)
+    assert tf.gradients(y, [x, unused])[1] is None
+    gx, gu = tf.gradients(y, [x, unused], unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    assert gu.dtype == tf.float64
+    with tf.Session() as sess:
+        got_x, got_u = sess.run([gx, gu], {unused: np.ones((2, 3))})
+    np.testing.assert_array_equal(got_x, [3.0, 3.0])
+    np.testing.assert_array_equal(got_u, np.zeros((2, 3)))
+    assert tf.gradients(y, unused, unconnected_gradients="none") == [None]
+    with pytest.raises(ValueError, match="unconnected_gradients"):
+        tf.gradients(y, x, unconnected_gradients="maybe")
+
+
+def test_gradients_across_graphs_are_rejected():
+    other = tf.Graph()
+    with other.as_default():
+        a = tf.constant(1.0)
+    b = tf.constant(2.0) * 3.0
+    with pytest.raises(ValueError, match="same graph"):
+        tf.gradients(b, a)

@@ -144,7 +144,7 @@ _SPECS = [
     (4, "uint8", np.uint8),
     (5, "int16", np.int16),
     (6, "int8", np.int8),
-    (7, "string", np.object_),
+    (7, "string", object),  # TF's as_numpy_dtype for strings is the builtin `object`
     (8, "complex64", np.complex64),
     (9, "int64", np.int64),
     (10, "bool", np.bool_),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Iterator, Optional
 
 from tensorweave.framework import device_spec
 

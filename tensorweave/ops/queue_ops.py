@@ -95,30 +95,19 @@ def _queue_kernel(resource_cls: type, **extra: Callable[[Any], Any]) -> Callable
 
 
 def _verify_shared(queue: Any, definition: tuple) -> None:
+    """A second queue op naming the same shared queue must define it the same way."""
     if not isinstance(queue, qr.QueueResource):
         raise errors.InvalidArgumentError(
             None, None, f"Shared name refers to a {type(queue).__name__}, not a queue")
-    kind, dtypes, shapes, capacity, min_after = definition
-    have = queue.definition
-    name = queue.name
-    if have[0] != kind:
+    have, name = queue.definition, queue.name
+    if have[0] != definition[0]:
         raise errors.InvalidArgumentError(None, None, f"Shared queue '{name}' is a {have[0]}, but a "
-                                          f"{kind} was requested")
-    if have[1] != dtypes:
-        raise errors.InvalidArgumentError(
-            None, None, f"Shared queue '{name}' has component types {_types_str(have[1])} but "
-            f"requested component types were {_types_str(dtypes)}")
-    if (have[2] or None) != (shapes or None):
-        raise errors.InvalidArgumentError(
-            None, None, f"Shared queue '{name}' has component shapes {_shapes_str(have[2])} but "
-            f"requested component shapes were {_shapes_str(shapes)}")
-    if have[3] != capacity:
-        raise errors.InvalidArgumentError(None, None, f"Shared queue '{name}' has capacity {have[3]} "
-                                          f"but requested capacity was {capacity}")
-    if have[4] != min_after:
-        raise errors.InvalidArgumentError(
-            None, None, f"Shared queue '{name}' has min_after_dequeue {have[4]} but requested "
-            f"min_after_dequeue was {min_after}")
+                                          f"{definition[0]} was requested")
+    for i, (what, verb, show) in enumerate(_SHARED_FIELDS, start=1):
+        if have[i] != definition[i]:
+            raise errors.InvalidArgumentError(
+                None, None, f"Shared queue '{name}' has {what} {show(have[i])} but requested {what} "
+                f"{verb} {show(definition[i])}")
 
 
 def _types_str(types: Sequence[Any]) -> str:
@@ -129,6 +118,11 @@ def _types_str(types: Sequence[Any]) -> str:
 def _shapes_str(shapes: Optional[Sequence[Any]]) -> str:
     return "unspecified" if not shapes else ", ".join(
         "?" if s is None else qr.format_shape(s) for s in shapes)
+
+
+_SHARED_FIELDS = (("component types", "were", _types_str),
+                  ("component shapes", "were", _shapes_str),
+                  ("capacity", "was", str), ("min_after_dequeue", "was", str))
 
 
 def _shuffle_rng(ctx: Any) -> random.Random:
@@ -201,41 +195,40 @@ for _op in (FIFOQueueV2, PaddingFIFOQueueV2, RandomShuffleQueueV2, PriorityQueue
     _op.not_differentiable()
 
 
-def _type_checker(ctx: Any, attr: str) -> Callable[[qr.QueueResource], None]:
-    """Checks the node's component types against the queue's, once per queue object."""
+def _queue_lookup(ctx: Any, attr: str) -> Callable[[Any], qr.QueueResource]:
+    """The queue behind a handle value, its component types checked against the node's
+    (once per queue object)."""
     types = [np.dtype(t.as_numpy_dtype) for t in ctx.attr(attr)]
     checked: list = [None]
 
-    def check(queue: qr.QueueResource) -> None:
+    def lookup(handle: Any) -> qr.QueueResource:
+        queue = qr.resource_of(handle)
         if queue is not checked[0]:
             queue.check_types(types)
             checked[0] = queue
+        return queue
 
-    return check
-
-
-@QueueEnqueueV2.kernel()
-def _enqueue_kernel(ctx: Any) -> Callable[..., None]:
-    check = _type_checker(ctx, "Tcomponents")
-
-    def enqueue(step: Any, done: Callable[[Any], None], handle: Any, *components: Any) -> None:
-        queue = qr.resource_of(handle)
-        check(queue)
-        queue.enqueue(step, done, queue.make_element(components))
-
-    return enqueue
+    return lookup
 
 
-@QueueEnqueueManyV2.kernel()
-def _enqueue_many_kernel(ctx: Any) -> Callable[..., None]:
-    check = _type_checker(ctx, "Tcomponents")
+def _enqueue_builder(many: bool) -> Callable[[Any], Any]:
+    def build(ctx: Any) -> Callable[..., None]:
+        lookup = _queue_lookup(ctx, "Tcomponents")
 
-    def enqueue_many(step: Any, done: Callable[[Any], None], handle: Any, *components: Any) -> None:
-        queue = qr.resource_of(handle)
-        check(queue)
-        queue.enqueue_many(step, done, queue.split_batch(components))
+        def enqueue(step: Any, done: Callable[[Any], None], handle: Any, *components: Any) -> None:
+            queue = lookup(handle)
+            if many:
+                queue.enqueue_many(step, done, queue.split_batch(components))
+            else:
+                queue.enqueue(step, done, queue.make_element(components))
 
-    return enqueue_many
+        return enqueue
+
+    return build
+
+
+QueueEnqueueV2.kernel()(_enqueue_builder(many=False))
+QueueEnqueueManyV2.kernel()(_enqueue_builder(many=True))
 
 
 def _single_output(done: Callable[[Any], None]) -> Callable[[Any], None]:
@@ -247,25 +240,22 @@ def _single_output(done: Callable[[Any], None]) -> Callable[[Any], None]:
 
 @QueueDequeueV2.kernel()
 def _dequeue_kernel(ctx: Any) -> Callable[..., None]:
-    check = _type_checker(ctx, "component_types")
+    lookup = _queue_lookup(ctx, "component_types")
     single = len(ctx.attr("component_types")) == 1
 
     def dequeue(step: Any, done: Callable[[Any], None], handle: Any) -> None:
-        queue = qr.resource_of(handle)
-        check(queue)
-        queue.dequeue(step, _single_output(done) if single else done)
+        lookup(handle).dequeue(step, _single_output(done) if single else done)
 
     return dequeue
 
 
 def _dequeue_many_builder(allow_small: bool) -> Callable[[Any], Any]:
     def build(ctx: Any) -> Callable[..., None]:
-        check = _type_checker(ctx, "component_types")
+        lookup = _queue_lookup(ctx, "component_types")
         single = len(ctx.attr("component_types")) == 1
 
         def dequeue_many(step: Any, done: Callable[[Any], None], handle: Any, n: Any) -> None:
-            queue = qr.resource_of(handle)
-            check(queue)
+            queue = lookup(handle)
             if not queue.fully_defined:
                 raise errors.InvalidArgumentError(
                     None, None, f"{queue.kind}'s DequeueMany and DequeueUpTo require the components "
@@ -575,6 +565,8 @@ class PriorityQueue(QueueBase):
     def __init__(self, capacity: int, types: Any, shapes: Any = None, names: Any = None,
                  shared_name: Optional[str] = None, name: str = "priority_queue") -> None:
         types = _as_type_list(types)
+        if shapes is None:
+            raise TypeError("Expected list for 'shapes' argument to 'priority_queue_v2' Op, not None.")
         shapes = _as_shape_list(shapes)
         ref = apply_op(PriorityQueueV2, name=name, component_types=types, shapes=shapes or [],
                        capacity=capacity, shared_name=shared_name or "")

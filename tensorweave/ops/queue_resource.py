@@ -391,6 +391,8 @@ class RandomShuffleQueueResource(QueueResource):
     def __init__(self, *args: Any, min_after_dequeue: int = 0, rng: Optional[random.Random] = None,
                  **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        if min_after_dequeue >= self.capacity:
+            raise _invalid(f"min_after_dequeue {min_after_dequeue} must be < capacity {self.capacity}")
         self.min_after_dequeue = min_after_dequeue
         self._rng = rng or random.Random()
         self._elements: list[tuple] = []

@@ -108,7 +108,8 @@ _HANDLE = ["reader_handle: resource"]
 ReaderReadV2 = define_op("ReaderReadV2", inputs=_HANDLE + ["queue_handle: resource"],
                          outputs=["key: string", "value: string"], shape_fn=shape_fns.scalar,
                          is_async=True, is_stateful=True)
-ReaderReadUpToV2 = define_op("ReaderReadUpToV2", inputs=_HANDLE + ["queue_handle: resource", "num_records: int64"],
+ReaderReadUpToV2 = define_op("ReaderReadUpToV2",
+                             inputs=_HANDLE + ["queue_handle: resource", "num_records: int64"],
                              outputs=["keys: string", "values: string"], shape_fn=_up_to_shape,
                              is_async=True, is_stateful=True)
 ReaderNumRecordsProducedV2 = define_op("ReaderNumRecordsProducedV2", inputs=_HANDLE,

@@ -25,6 +25,7 @@ import numpy as np
 
 from tensorweave.framework import errors
 from tensorweave.lib import file_io
+from tensorweave.lib.sstable import encode_varint, read_varint
 from tensorweave.lib.tf_record import RecordReader
 
 _NOTHING = object()  # no work-queue result has arrived
@@ -150,7 +151,13 @@ class ReaderResource(abc.ABC):
                 request = self._pending[0]
                 request.active = True
                 work_result, self._work_result = self._work_result, _NOTHING
-            if self._step(request, work_result):
+            try:
+                complete = self._step(request, work_result)
+            except Exception as err:  # noqa: BLE001  (fail this read, keep the reader serving)
+                request.error = err if isinstance(err, errors.OpError) else errors.InternalError(
+                    None, None, f"{self.kind} '{self.name}': {type(err).__name__}: {err}")
+                complete = True
+            if complete:
                 self._finish(request)
 
     def _step(self, request: ReadRequest, work_result: Any) -> bool:
@@ -164,7 +171,9 @@ class ReaderResource(abc.ABC):
                 return self._serve(request)
             except errors.OpError as err:  # the work unit stays in progress, as TF's
                 request.error = err
-                return True
+            except OSError as err:
+                request.error = file_io.os_error_to_tf(err, self.work.decode("utf-8", "replace"))
+            return True
 
     def _request_work(self, request: ReadRequest) -> bool:
         queue = request.queue
@@ -175,7 +184,12 @@ class ReaderResource(abc.ABC):
             return True
         with self._lock:
             self._waiting = True
-        queue.dequeue(request.step, self._on_work)  # may call back at once, or later
+        try:
+            queue.dequeue(request.step, self._on_work)  # may call back at once, or later
+        except BaseException:
+            with self._lock:
+                self._waiting = False
+            raise
         return False
 
     def _on_work(self, result: Any) -> None:
@@ -191,7 +205,8 @@ class ReaderResource(abc.ABC):
         unit = result[0]
         if np.ndim(unit) != 0:
             request.error = errors.InvalidArgumentError(
-                None, None, f"Expected to dequeue a one-element string tensor, got shape {list(np.shape(unit))}")
+                None, None, "Expected to dequeue a one-element string tensor, got shape "
+                f"{list(np.shape(unit))}")
             return True
         work = unit[()] if isinstance(unit, np.ndarray) else unit
         self.work = work.encode("utf-8") if isinstance(work, str) else bytes(work)
@@ -261,42 +276,22 @@ class ReaderResource(abc.ABC):
 # ---------------------------------------------------------------------------------------------
 # ReaderBaseState, TF's serialized reader state (a protobuf message written by hand: four fields)
 # ---------------------------------------------------------------------------------------------
-def _varint(value: int) -> bytes:
-    value &= (1 << 64) - 1  # negative int64 values take ten bytes, as protobuf writes them
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
+_U64 = (1 << 64) - 1
 
 
 def encode_base_state(started: int, finished: int, produced: int, work: bytes) -> bytes:
     out = bytearray()
     for field, value in ((1, started), (2, finished), (3, produced)):
-        if value:  # proto3 leaves out zeros
-            out += bytes([field << 3]) + _varint(value)
+        if value:  # proto3 leaves out zeros; a negative int64 is its 64-bit two's complement
+            out += bytes([field << 3]) + encode_varint(value & _U64)
     if work:
-        out += bytes([(4 << 3) | 2]) + _varint(len(work)) + work
+        out += bytes([(4 << 3) | 2]) + encode_varint(len(work)) + work
     return bytes(out)
 
 
-def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if pos >= len(data) or shift > 63:
-            raise ValueError("truncated varint")
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        shift += 7
-        if not byte & 0x80:
-            if result >= 1 << 63:
-                result -= 1 << 64
-            return result, pos
+def _signed_varint(data: bytes, pos: int) -> tuple[int, int]:
+    value, pos = read_varint(data, pos)  # a TableError is a ValueError: unparsable
+    return (value - (1 << 64) if value >= 1 << 63 else value), pos
 
 
 def decode_base_state(data: bytes) -> tuple[int, int, int, bytes]:
@@ -304,13 +299,13 @@ def decode_base_state(data: bytes) -> tuple[int, int, int, bytes]:
     work = b""
     pos = 0
     while pos < len(data):
-        key, pos = _read_varint(data, pos)
+        key, pos = read_varint(data, pos)
         field, wire = key >> 3, key & 7
         if field in values and wire == 0:
-            values[field], pos = _read_varint(data, pos)
+            values[field], pos = _signed_varint(data, pos)
         elif field == 4 and wire == 2:
-            length, pos = _read_varint(data, pos)
-            if length < 0 or pos + length > len(data):
+            length, pos = read_varint(data, pos)
+            if pos + length > len(data):
                 raise ValueError("truncated bytes field")
             work, pos = bytes(data[pos:pos + length]), pos + length
         else:

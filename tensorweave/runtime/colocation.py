@@ -8,7 +8,7 @@ reference argument (Assign, AssignAdd, ApplyGradientDescent... run where the var
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 from tensorweave.framework.graph import Operation
 

@@ -73,7 +73,6 @@ class CostModel:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._measured: dict[tuple[str, str], tuple[float, int]] = {}
-        self.version = 0  # bumped when measurements change placement-relevant costs
 
     def compute_time(self, op: Any, device: Any) -> float:
         measured = self._measured.get((op.name, device.device_type))
@@ -120,6 +119,4 @@ class CostModel:
                 self._measured[key] = (new, count)
                 if not 0.5 <= new / max(mean, 1e-9) <= 2.0:
                     changed = True
-            if changed:
-                self.version += 1
         return changed

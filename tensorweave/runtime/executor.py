@@ -380,9 +380,7 @@ class ExecutorState:
 
     # -- waiting --------------------------------------------------------------------------------
     def wait(self, timeout: Optional[float]) -> list[Any]:
-        if not self.done_event.wait(timeout):
-            self.record_error(errors.DeadlineExceededError(None, None, "Timed out waiting for step to finish"))
-            self.done_event.wait()
+        wait_until_done(self.done_event, timeout, self.record_error)
         if self.error is not None:
             raise self.error
         for i, value in enumerate(self.results):
@@ -392,6 +390,14 @@ class ExecutorState:
                     None, sink.op, f"Retval[{self.tables.fetch_indices[i]}] does not have value: fetched "
                     f"tensor {sink.name[len('_Fetch/'):]} is dead (its branch was not taken)")
         return self.results
+
+
+def wait_until_done(done: threading.Event, timeout: Optional[float], record_error: Any) -> None:
+    """Waits for a step (or partition) to end; past `timeout` it fails it with
+    DeadlineExceededError and waits for the cancellation to take effect."""
+    if not done.wait(timeout):
+        record_error(errors.DeadlineExceededError(None, None, "Timed out waiting for step to finish"))
+        done.wait()
 
 
 class DataflowExecutor:

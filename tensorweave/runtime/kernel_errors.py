@@ -2,7 +2,7 @@
 and the user line that created it."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, NoReturn, Optional
 
 from tensorweave.framework import errors
 
@@ -33,3 +33,11 @@ def annotate(err: BaseException, op: Optional[Any]) -> BaseException:
     new = cls(None, op, f"{type(err).__name__} in node '{name}': {err}{_node_suffix(op)}")
     new.__cause__ = err
     return new
+
+
+def reraise(err: Exception, op: Optional[Any]) -> NoReturn:
+    """Raises `err` as its TF error class, naming `op` (the kernel that raised it)."""
+    annotated = annotate(err, op)
+    if annotated is err:
+        raise err
+    raise annotated from err

@@ -11,7 +11,7 @@ from typing import Any, Optional, Sequence
 
 from tensorweave.framework import errors
 from tensorweave.runtime import kernel_errors
-from tensorweave.runtime.executor import DataflowExecutor, ExecutorState
+from tensorweave.runtime.executor import DataflowExecutor, ExecutorState, wait_until_done
 from tensorweave.runtime.graph_compiler import KernelCache, PartitionTables, compile_partition
 from tensorweave.runtime.partition import Partition
 from tensorweave.runtime.rendezvous import LocalRendezvous
@@ -145,9 +145,7 @@ class _StraightLineRun:
             self.done.set()
 
     def wait(self, timeout: Optional[float]) -> list[Any]:
-        if not self.done.wait(timeout):
-            self.record_error(errors.DeadlineExceededError(None, None, "Timed out waiting for step to finish"))
-            self.done.wait()
+        wait_until_done(self.done, timeout, self.record_error)
         if self.error is not None:
             raise self.error
         return self.results

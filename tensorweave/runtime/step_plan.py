@@ -89,7 +89,6 @@ class StepPlan:
         ops = pruning.prune(fetches, targets, set(feeds))
         if placer is None:
             placer = Placer(devices, config.allow_soft_placement, config.log_device_placement)
-        self.cost_version = placer.cost_model.version
         assignment = placer.place(ops, feeds)
         graph_options = config.graph_options
         options = PartitionOptions(compress_float32=graph_options.enable_bfloat16_sendrecv)

@@ -97,8 +97,5 @@ class StraightLineExecutor:
                 for s in ins.free_slots:
                     vals[s] = None
         except Exception as err:
-            annotated = kernel_errors.annotate(err, ins.item.op if ins is not None else None)
-            if annotated is err:
-                raise
-            raise annotated from err
+            kernel_errors.reraise(err, ins.item.op if ins is not None else None)
         return [vals[s] for s in self.fetch_slots]

@@ -80,8 +80,5 @@ def run_straight_line_traced(executor: StraightLineExecutor, step: StepContext, 
             for s in ins.free_slots:
                 vals[s] = None
     except Exception as err:
-        annotated = kernel_errors.annotate(err, ins.item.op if ins is not None else None)
-        if annotated is err:
-            raise
-        raise annotated from err
+        kernel_errors.reraise(err, ins.item.op if ins is not None else None)
     return [vals[s] for s in executor.fetch_slots]

@@ -78,3 +78,7 @@ def test_dtype_c_spellings_and_limits_as_tf():
     assert str(tf.float32) == "<dtype: 'float32'>"
     assert tf.as_dtype("float32_ref").is_compatible_with(tf.float32) is False
     assert tf.float32.is_compatible_with(tf.as_dtype("float32_ref"))
+
+def test_string_numpy_dtype_is_object():
+    assert tf.string.as_numpy_dtype is object
+    assert tf.as_dtype(np.dtype(object)) is tf.string and tf.as_dtype(np.str_) is tf.string

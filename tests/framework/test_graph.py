@@ -136,3 +136,24 @@ def test_graph_version_increases():
     v0 = g.version
     tf.constant(1.0)
     assert g.version == v0 + 1
+
+
+def test_no_op_group_and_tuple_order_work():
+    v = tf.Variable(0)
+    add_one = tf.assign_add(v, 1)
+    add_ten = tf.assign_add(v, 10)
+    both = tf.group(add_one, [add_ten], name="both")
+    assert both.type == "NoOp" and both.name == "both" and both.outputs == []
+    assert set(both.control_inputs) == {add_one.op, add_ten.op}
+    assert tf.group().type == "NoOp" and tf.no_op(name="nothing").name == "nothing"
+    a, none, b = tf.tuple([tf.constant(5), None, tf.constant(6)], control_inputs=[add_one])
+    assert none is None and a.op.type == "Identity" and a.op.name.startswith("tuple/")
+    gate = a.op.control_inputs[0]
+    assert gate.type == "NoOp" and add_one.op in gate.control_inputs
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        assert sess.run(both) is None
+        assert sess.run(v) == 11
+        assert sess.run([a, b]) == [5, 6] and sess.run(v) == 12   # the tuple waited for add_one
+        sess.run(tf.no_op())
+        assert sess.run(v) == 12

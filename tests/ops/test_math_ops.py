@@ -178,7 +178,7 @@ def test_pow():
 
 def test_realdiv_has_no_integer_kernel():
     with tf.Session() as sess:
-        with pytest.raises(tf.errors.OpError):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="RealDiv"):
             sess.run(tf.realdiv(tf.constant([1]), tf.constant([2])))
 
 

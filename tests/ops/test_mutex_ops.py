@@ -10,27 +10,7 @@ import pytest
 import tensorweave as tf
 from tensorweave.ops import mutex_ops
 from tensorweave.testing.op_test import assert_static_shape_matches
-
-JOIN_S = 30
-
-
-class Background:
-    def __init__(self, fn, *args):
-        self.result = None
-        self.error = None
-        self.thread = threading.Thread(target=self._run, args=(fn,) + args, daemon=True)
-        self.thread.start()
-
-    def _run(self, fn, *args):
-        try:
-            self.result = fn(*args)
-        except Exception as err:  # noqa: BLE001  (checked by the test)
-            self.error = err
-
-    def join(self):
-        self.thread.join(JOIN_S)
-        assert not self.thread.is_alive(), "step still blocked"
-        return self
+from tests.ops.test_queue_ops import Background, wait_for_waiters
 
 
 class Occupancy:
@@ -159,12 +139,12 @@ def test_waiters_hold_no_threads_and_timeouts_release():
     enq = q.enqueue(x)
     with tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=2)) as sess:
         holder = Background(sess.run, hold)
-        time.sleep(0.1)
+        wait_for_waiters(sess, q.queue_ref, 1)  # it holds the mutex and waits on the queue
         # The mutex is held: a step waiting for it times out, and the mutex stays usable.
         with pytest.raises(tf.errors.DeadlineExceededError):
             sess.run(quick, options=tf.RunOptions(timeout_in_ms=100))
         waiters = [Background(sess.run, quick) for _ in range(20)]
-        time.sleep(0.2)
+        wait_for_waiters(sess, cs._handle, 20, "_waiters")
         assert all(w.thread.is_alive() for w in waiters)
         sess.run(enq, {x: 3})  # runs while 21 steps wait: they hold no pool threads
         assert holder.join().result == 3
@@ -182,9 +162,9 @@ def test_session_close_cancels_mutex_waiters():
     quick = cs.execute(lambda: tf.constant(1))
     sess = tf.Session()
     holder = Background(sess.run, hold)
-    time.sleep(0.1)
+    wait_for_waiters(sess, q.queue_ref, 1)
     waiter = Background(sess.run, quick)
-    time.sleep(0.1)
+    wait_for_waiters(sess, cs._handle, 1, "_waiters")
     sess.close()
     assert isinstance(holder.join().error, tf.errors.CancelledError)
     assert isinstance(waiter.join().error, tf.errors.CancelledError)
@@ -198,7 +178,7 @@ def test_shared_name_shares_the_mutex():
     other = b.execute(lambda: tf.constant(2))
     with tf.Session() as sess:
         holder = Background(sess.run, hold)
-        time.sleep(0.1)
+        wait_for_waiters(sess, hold_q.queue_ref, 1)
         with pytest.raises(tf.errors.DeadlineExceededError):
             sess.run(other, options=tf.RunOptions(timeout_in_ms=100))
         sess.run(hold_q.enqueue(1))

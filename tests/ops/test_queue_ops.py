@@ -42,6 +42,13 @@ def _wait_until(predicate, timeout=JOIN_S):
         time.sleep(0.01)
 
 
+def wait_for_waiters(sess, handle, count, waiting_list="_dequeues"):
+    """Waits until `count` requests wait in the resource behind `handle` (a queue's
+    `_dequeues`/`_enqueues`, a mutex's `_waiters`): tests never race the threads they start."""
+    resource = sess.run(handle)
+    _wait_until(lambda: len(getattr(resource, waiting_list)) >= count)
+
+
 def _check_shapes(tensors, values):
     for t, v in zip(tensors, values):
         assert_static_shape_matches(t, v)
@@ -193,7 +200,7 @@ def test_blocked_dequeues_fail_when_queue_closes():
     deq = q.dequeue()
     with tf.Session() as sess:
         waiting = [Background(sess.run, deq) for _ in range(3)]
-        time.sleep(0.1)
+        wait_for_waiters(sess, q.queue_ref, 3)
         sess.run(q.enqueue(5))
         sess.run(q.close())
         outcomes = [w.join() for w in waiting]
@@ -207,7 +214,7 @@ def test_close_with_cancel_pending_enqueues():
     with tf.Session() as sess:
         sess.run(e1)
         blocked = Background(sess.run, e2)
-        time.sleep(0.1)
+        wait_for_waiters(sess, q.queue_ref, 1, "_enqueues")
         assert blocked.thread.is_alive()
         sess.run(q.close(cancel_pending_enqueues=True))
         err = blocked.join().error
@@ -223,9 +230,9 @@ def test_close_without_cancel_waits_behind_pending_enqueues():
     with tf.Session() as sess:
         sess.run(e1)
         producer = Background(sess.run, e2)
-        time.sleep(0.05)
+        wait_for_waiters(sess, q.queue_ref, 1, "_enqueues")
         closer = Background(sess.run, close)
-        time.sleep(0.1)
+        wait_for_waiters(sess, q.queue_ref, 2, "_enqueues")
         assert not sess.run(q.is_closed())  # the close is queued behind the pending enqueue
         assert sess.run(deq) == 1
         assert producer.join().error is None and closer.join().error is None
@@ -299,7 +306,7 @@ def test_session_close_cancels_blocked_steps():
     deq = q.dequeue()
     sess = tf.Session()
     blocked = [Background(sess.run, deq) for _ in range(3)]
-    time.sleep(0.1)
+    wait_for_waiters(sess, q.queue_ref, 3)
     sess.close()
     for b in blocked:
         assert isinstance(b.join().error, tf.errors.CancelledError)
@@ -313,8 +320,8 @@ def test_fifty_blocked_dequeues_with_two_threads():
     config = tf.ConfigProto(inter_op_parallelism_threads=2)
     with tf.Session(config=config) as sess:
         consumers = [Background(sess.run, deq) for _ in range(50)]
-        time.sleep(0.2)
-        assert all(c.thread.is_alive() for c in consumers)  # all blocked, none holds a pool thread
+        wait_for_waiters(sess, q.queue_ref, 50)  # all 50 blocked at once, holding no pool thread
+        assert all(c.thread.is_alive() for c in consumers)
         assert sess.run(q.size()) == 0  # the session still runs other steps
         for i in range(50):
             sess.run(enq, {x: i})
@@ -466,6 +473,13 @@ def test_random_shuffle_queue_seeds():
     assert _shuffled_order(None, graph_seed=11) == _shuffled_order(None, graph_seed=11)
 
 
+def test_random_shuffle_queue_min_after_dequeue_below_capacity():
+    q = tf.RandomShuffleQueue(5, 10, tf.int32, shapes=[[]])
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="min_after_dequeue 10 must be < capacity 5"):
+            sess.run(q.size())
+
+
 def test_random_shuffle_queue_dequeue_many_at_close():
     q = tf.RandomShuffleQueue(10, 2, tf.int32, shapes=[[]])
     with tf.Session() as sess:
@@ -494,6 +508,13 @@ def test_priority_queue_smallest_first():
         np.testing.assert_array_equal(got[2], [2, 1, 3])
     with pytest.raises(TypeError):
         q.enqueue(["x", "a", 1])  # the priority must be an int64
+    with pytest.raises(TypeError, match="shapes"):
+        tf.PriorityQueue(5, [tf.int32])  # TF's PriorityQueue op requires shapes
+    p = tf.placeholder(tf.int64)
+    scalar_priority = tf.PriorityQueue(5, [tf.int32], shapes=[[]]).enqueue([p, 3])
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"Expected \[\], got \[2\]"):
+            sess.run(scalar_priority, {p: [1, 2]})
     with pytest.raises(ValueError, match="3 component"):
         q.enqueue(["a", 1])
 
@@ -511,7 +532,8 @@ def test_shared_name_shares_one_queue():
     wrong_types = tf.FIFOQueue(5, tf.float32, shapes=[[]], shared_name="shared_q")
     with tf.Session() as sess:
         sess.run(q1.size())
-        with pytest.raises(tf.errors.InvalidArgumentError, match="has capacity 5 but requested capacity was 4"):
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="has capacity 5 but requested capacity was 4"):
             sess.run(mismatch.size())
         with pytest.raises(tf.errors.InvalidArgumentError, match="component types int32 but requested "
                            "component types were float32"):
@@ -525,7 +547,7 @@ def test_container_reset_gives_a_fresh_queue():
     with tf.Session() as sess:
         sess.run(q.enqueue_many([[1, 2]]))
         blocked = Background(sess.run, q.dequeue_many(5))
-        time.sleep(0.1)
+        wait_for_waiters(sess, q.queue_ref, 1)
         tf.Session.reset("", ["queues"])
         assert isinstance(blocked.join().error, tf.errors.CancelledError)
         assert sess.run(q.size()) == 0 and not sess.run(q.is_closed())
@@ -545,3 +567,22 @@ def test_from_list_selects_a_queue_per_step():
         assert sess.run([q1.size(), q2.size()]) == [1, 2]
     with pytest.raises(TypeError, match="matching component dtypes"):
         tf.QueueBase.from_list(index, [q1, tf.FIFOQueue(3, tf.float32)])
+
+
+def test_state_op_shapes_and_namespaces():
+    q = tf.RandomShuffleQueue(5, 0, [tf.int32], shapes=[[2]])
+    others = [tf.FIFOQueue(2, tf.int32), tf.PaddingFIFOQueue(2, [tf.int32], shapes=[[None]]),
+              tf.PriorityQueue(2, [tf.int32], shapes=[[]])]
+    up_to = q.dequeue_up_to(3)
+    tensors = [q.queue_ref, q.size(), q.is_closed()] + [o.queue_ref for o in others]
+    with tf.Session() as sess:
+        sess.run(q.enqueue_many([[[1, 2], [3, 4]]]))
+        values = sess.run(tensors)
+        sess.run(q.close())
+        got = sess.run(up_to)
+    for t, v in zip(tensors + [up_to], values + [got]):
+        assert_static_shape_matches(t, v)
+    assert values[1:3] == [2, False]
+    assert sorted(got.tolist()) == [[1, 2], [3, 4]]
+    assert tf.queue.FIFOQueue is tf.FIFOQueue and tf.queue.QueueBase is tf.QueueBase
+    assert tf.io.PaddingFIFOQueue is tf.PaddingFIFOQueue and tf.io.PriorityQueue is tf.PriorityQueue

@@ -2,35 +2,13 @@
 file names. Keys, values, counters and serialized states follow TF1 (checked against
 tensorflow.compat.v1); expected records are computed here from the bytes written."""
 import gzip
-import threading
-import time
 
 import numpy as np
 import pytest
 
 import tensorweave as tf
 from tensorweave.testing.op_test import assert_static_shape_matches
-
-JOIN_S = 30
-
-
-class Background:
-    def __init__(self, fn, *args):
-        self.result = None
-        self.error = None
-        self.thread = threading.Thread(target=self._run, args=(fn,) + args, daemon=True)
-        self.thread.start()
-
-    def _run(self, fn, *args):
-        try:
-            self.result = fn(*args)
-        except Exception as err:  # noqa: BLE001  (checked by the test)
-            self.error = err
-
-    def join(self):
-        self.thread.join(JOIN_S)
-        assert not self.thread.is_alive(), "step still blocked"
-        return self
+from tests.ops.test_queue_ops import Background, wait_for_waiters
 
 
 def _write(path, data):
@@ -245,7 +223,7 @@ def test_reads_wait_for_work_without_holding_threads(tmp_path):
     read = reader.read(q)
     with tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=2)) as sess:
         readers = [Background(sess.run, read) for _ in range(20)]
-        time.sleep(0.2)
+        wait_for_waiters(sess, reader.reader_ref, 20, "_pending")
         assert all(r.thread.is_alive() for r in readers)
         for n in names:
             sess.run(enq, {name: n})  # runs while 20 reads wait on the queue
@@ -266,7 +244,7 @@ def test_read_timeout_and_session_close(tmp_path):
     sess.run(q.enqueue(path))
     assert sess.run(read) == (f"{path}:1".encode(), b"only")  # the timed-out read took nothing
     blocked = Background(sess.run, read)
-    time.sleep(0.1)
+    wait_for_waiters(sess, q.queue_ref, 1)  # the read waits for a new file name
     sess.close()
     assert isinstance(blocked.join().error, tf.errors.CancelledError)
 
@@ -297,3 +275,7 @@ def test_reader_op_shapes_and_handles(tmp_path):
         assert values[1:] == [f"{path}:1".encode(), b"x", 1, 0]
         state = tf.IdentityReader().serialize_state()
         assert_static_shape_matches(state, sess.run(state))
+        handles = [cls().reader_ref for cls in (tf.WholeFileReader, tf.TFRecordReader, tf.IdentityReader)]
+        handles.append(tf.FixedLengthRecordReader(4).reader_ref)
+        for t, v in zip(handles, sess.run(handles)):
+            assert_static_shape_matches(t, v)

@@ -240,3 +240,33 @@ def test_session_reset_clears_containers():
         with pytest.raises(tf.errors.FailedPreconditionError):
             sess.run(v)
         assert sess.run(w) == 2.0
+
+
+def test_concurrent_first_runs_build_distinct_plans_safely():
+    """Several threads compile and run different (feeds, fetches) signatures at once: each gets
+    its own plan and its own answers."""
+    x = tf.placeholder(tf.float32, [])
+    outputs = [x * float(k) + tf.constant(float(k)) for k in range(8)]
+    barrier = threading.Barrier(4)
+    results, errors = {}, []
+    with tf.Session() as sess:
+
+        def worker(t):
+            try:
+                barrier.wait(10)
+                for k in range(t, 8, 4):
+                    for i in range(20):
+                        got = sess.run(outputs[k] if i % 2 else [outputs[k], x], {x: float(i)})
+                        value = got if i % 2 else got[0]
+                        assert value == float(i) * k + k
+                    results[k] = True
+            except Exception as err:  # noqa: BLE001
+                errors.append(err)
+
+        threads = [threading.Thread(target=worker, args=(t,)) for t in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert not errors and sorted(results) == list(range(8))
+        assert len(sess._run_cache) == 16

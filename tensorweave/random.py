@@ -1,0 +1,7 @@
+"""`tf.random`: random ops and seeds under their TF1.13+ namespace (re-exports only)."""
+from tensorweave.framework.random_seed import get_seed, set_random_seed  # noqa: F401
+from tensorweave.ops.random_ops import multinomial  # noqa: F401
+from tensorweave.ops.random_ops import random_normal as normal  # noqa: F401
+from tensorweave.ops.random_ops import random_shuffle as shuffle  # noqa: F401
+from tensorweave.ops.random_ops import random_uniform as uniform  # noqa: F401
+from tensorweave.ops.random_ops import truncated_normal  # noqa: F401
