@@ -32,7 +32,7 @@ def towers(devices):
     g = tf.Graph()
     with g.as_default():
         rng = np.random.RandomState(0)
-        x = tf.constant(rng.rand(N, N).astype(np.float32) / N)
+        x = tf.placeholder(tf.float32, [N, N])
         outs = []
         for k, dev in enumerate(devices):
             with tf.device(dev):
@@ -42,26 +42,27 @@ def towers(devices):
                     h = tf.nn.relu(tf.matmul(h, w))
                 outs.append(tf.reduce_sum(h))
         total = tf.add_n(outs)
-    return g, total
+    return g, total, x
 
 def measure():
     out = {}
     for key, n, devs in (("one", 1, ["/cpu:0", "/cpu:0"]), ("two", 2, ["/cpu:0", "/cpu:1"])):
-        g, total = towers(devs)
+        g, total, x = towers(devs)
         config = tf.ConfigProto(device_count={"CPU": n}, inter_op_parallelism_threads=2,
                                 intra_op_parallelism_threads=1)
         sess = tf.Session(graph=g, config=config)
-        out[key] = time_per_step(lambda: sess.run(total), min_time=2.0, warmup=3)
+        feed = {x: np.random.RandomState(1).rand(N, N).astype(np.float32) / N}
+        out[key] = time_per_step(lambda: sess.run(total, feed), min_time=2.0, warmup=3)
     return out
 result = measure()
 """ % (N, LAYERS)
 
 
-def towers(devices: list[str]) -> tuple[tf.Graph, tf.Tensor]:
+def towers(devices: list[str]) -> tuple[tf.Graph, tf.Tensor, tf.Tensor]:
     g = tf.Graph()
     with g.as_default():
         rng = np.random.RandomState(0)
-        x = tf.constant(rng.rand(N, N).astype(np.float32) / N)
+        x = tf.placeholder(tf.float32, [N, N])
         outs = []
         for dev in devices:
             with tf.device(dev):
@@ -71,15 +72,16 @@ def towers(devices: list[str]) -> tuple[tf.Graph, tf.Tensor]:
                     h = tf.nn.relu(tf.matmul(h, w))
                 outs.append(tf.reduce_sum(h))
         total = tf.add_n(outs)
-    return g, total
+    return g, total, x
 
 
 def time_towers(num_devices: int, devices: list[str], inter_op: int) -> tuple[float, float]:
-    g, total = towers(devices)
+    g, total, x = towers(devices)
+    feed = {x: np.random.RandomState(1).rand(N, N).astype(np.float32) / N}
     config = tf.ConfigProto(device_count={"CPU": num_devices}, inter_op_parallelism_threads=inter_op)
     with tf.Session(graph=g, config=config) as sess:
-        value = float(sess.run(total))
-        seconds = time_per_step(lambda: sess.run(total), min_time=2.0, warmup=3)
+        value = float(sess.run(total, feed))
+        seconds = time_per_step(lambda: sess.run(total, feed), min_time=2.0, warmup=3)
         used = {op._assigned_device for op in g.get_operations() if op.type == "MatMul"}
     print(f"    ({num_devices} device(s), inter_op={inter_op}: matmuls on {len(used)} device(s))")
     return seconds, value

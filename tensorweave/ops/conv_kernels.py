@@ -16,8 +16,7 @@ the 2-core development machine (conv 5x5, 14x14x32 -> 64, batch 64; see bench/cn
 
 Chunk work is claimed from a shared counter by the caller and by helpers queued on the pool, so a
 chunk never waits for a thread that may be busy: a helper that starts late finds nothing left.
-Buffers (padded chunks, im2col matrices) are per thread and reused across steps; large fresh
-allocations cost page faults on every step otherwise.
+Each chunk allocates its own im2col matrix (reusing per-thread buffers measured no faster).
 """
 from __future__ import annotations
 
@@ -31,7 +30,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from tensorweave.ops.conv_geometry import Geometry
 
-__all__ = ["ChunkRunner", "ConvEngine", "scratch", "padded_window_source", "windows"]
+__all__ = ["ChunkRunner", "ConvEngine", "padded_window_source", "windows"]
 
 # Target size of one chunk's im2col matrix: big enough that the sgemm runs near its peak,
 # small enough to stay in cache between the copy and the sgemm (measured: 1-4 MB are alike).
@@ -39,24 +38,6 @@ _CHUNK_BYTES = 2 << 20
 # Below this many multiply-adds a convolution runs on the calling thread: a thread hop costs
 # tens of microseconds.
 _PARALLEL_MACS = 4_000_000
-
-_local = threading.local()
-
-
-def scratch(key: Any, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
-    """A reusable per-thread buffer for `key` (a chunk's padded input or im2col matrix).
-    Callers use it fully before their chunk returns, and a thread runs one chunk at a time."""
-    bufs = getattr(_local, "bufs", None)
-    if bufs is None:
-        bufs = _local.bufs = {}
-    full = (key, shape, np.dtype(dtype).str)
-    arr = bufs.get(full)
-    if arr is None:
-        if len(bufs) >= 32:  # shapes that change every step must not pile up
-            bufs.clear()
-        arr = bufs[full] = np.empty(shape, dtype)
-    return arr
-
 
 class ChunkRunner:
     """Runs `fn(i)` for i in range(n) on the calling thread plus `helpers` threads of a device
@@ -112,26 +93,18 @@ class ChunkRunner:
 
 
 def padded_window_source(x: np.ndarray, g: Geometry, n0: int, n1: int, r0: int, r1: int,
-                         fill: float = 0.0, key: str = "pad") -> np.ndarray:
+                         fill: float = 0.0) -> np.ndarray:
     """The input rows that output rows [r0, r1) of images [n0, n1) read, with the padding
-    materialized (`fill`): a view of `x` when no padding is touched, else a scratch copy."""
+    materialized (`fill`): a view of `x` when no padding is touched, else a copy."""
     i0 = r0 * g.sh - g.pad_top
     rows = (r1 - r0 - 1) * g.sh + (g.kh - 1) * g.dh + 1
     i1 = i0 + rows
     if i0 >= 0 and i1 <= g.h and not (g.pad_left or g.pad_right):
         return x[n0:n1, i0:i1]
-    width = g.pad_left + g.w + g.pad_right
-    buf = scratch(key, (n1 - n0, rows, width, x.shape[3]), x.dtype)
-    top, bottom = max(0, -i0), max(0, i1 - g.h)
-    if top:
-        buf[:, :top] = fill
-    if bottom:
-        buf[:, rows - bottom:] = fill
-    if g.pad_left:
-        buf[:, top:rows - bottom, :g.pad_left] = fill
-    if g.pad_right:
-        buf[:, top:rows - bottom, g.pad_left + g.w:] = fill
-    buf[:, top:rows - bottom, g.pad_left:g.pad_left + g.w] = x[n0:n1, max(i0, 0):min(i1, g.h)]
+    buf = np.full((n1 - n0, rows, g.pad_left + g.w + g.pad_right, x.shape[3]), fill, x.dtype)
+    lo, hi = max(i0, 0), min(i1, g.h)  # the real rows (none when explicit padding is wider)
+    if hi > lo:
+        buf[:, lo - i0:hi - i0, g.pad_left:g.pad_left + g.w] = x[n0:n1, lo:hi]
     return buf
 
 
@@ -172,10 +145,10 @@ class ConvEngine:
         view = windows(src, g, r1 - r0)
         m = (n1 - n0) * (r1 - r0) * g.out_w
         if not self.k_major:
-            cols = scratch("cols", (m, self.k), x.dtype)
+            cols = np.empty((m, self.k), x.dtype)
             np.copyto(cols.reshape(view.shape), view)
             return cols
-        cols = scratch("colsT", (g.kh, g.kw, m), x.dtype)
+        cols = np.empty((g.kh, g.kw, m), x.dtype)
         for i in range(g.kh):
             for j in range(g.kw):
                 np.copyto(cols[i, j].reshape(view.shape[:3]), view[:, :, :, i, j, 0])
@@ -249,11 +222,11 @@ class ConvEngine:
         KH*KW strided adds of large slices into the padded gradient."""
         g = self.g
         nb = dy.shape[0]
-        cols = scratch("dcols", (nb * g.out_h * g.out_w, self.k), self.dtype)
+        cols = np.empty((nb * g.out_h * g.out_w, self.k), self.dtype)
         np.dot(dy.reshape(-1, self.out_c), w2t, out=cols)
         cols6 = cols.reshape(nb, g.out_h, g.out_w, g.kh, g.kw, g.c)
         if g.padded:
-            acc = scratch("dpad", (nb, g.h + g.pad_top + g.pad_bottom, g.w + g.pad_left + g.pad_right, g.c),
+            acc = np.empty((nb, g.h + g.pad_top + g.pad_bottom, g.w + g.pad_left + g.pad_right, g.c),
                           self.dtype)
         else:
             acc = dx

@@ -197,35 +197,33 @@ class ConvPlan:
         g = self.geometry
         return (g.n, g.out_h, g.out_w, self.out_c)
 
-    def _split(self, fn: Callable[[Any, Any], np.ndarray], a: np.ndarray, b: np.ndarray,
-               a_groups: bool, b_groups: bool, out_shape: tuple[int, ...], axis_size: int) -> np.ndarray:
-        """Runs `fn` per filter group along the last axis of `a` and/or `b`."""
+    def _per_group(self, fn: Callable[[np.ndarray, np.ndarray], np.ndarray], a: np.ndarray, b: np.ndarray,
+                   out_shape: tuple[int, ...]) -> np.ndarray:
+        """Runs `fn` on each filter group: the group's slice of the last axis of `a` and `b`,
+        written into the group's slice of the last axis of the result."""
         if self.groups == 1:
             return fn(a, b)
         out = np.empty(out_shape, self.io.work)
-        step_a, step_b = a.shape[-1] // self.groups, b.shape[-1] // self.groups
+        step_a, step_b, step_out = (d // self.groups for d in (a.shape[-1], b.shape[-1], out_shape[-1]))
         for i in range(self.groups):
-            ga = np.ascontiguousarray(a[..., i * step_a:(i + 1) * step_a]) if a_groups else a
-            gb = np.ascontiguousarray(b[..., i * step_b:(i + 1) * step_b]) if b_groups else b
-            out[..., i * axis_size:(i + 1) * axis_size] = fn(ga, gb)
+            out[..., i * step_out:(i + 1) * step_out] = fn(
+                np.ascontiguousarray(a[..., i * step_a:(i + 1) * step_a]),
+                np.ascontiguousarray(b[..., i * step_b:(i + 1) * step_b]))
         return out
 
     def forward(self, x: np.ndarray, f: np.ndarray) -> np.ndarray:
         x, f = self.io.arg(x), self.io.param(f)
-        out = self._split(self.engine.forward, x, f, True, True, self.out_shape, self.out_c // self.groups)
-        return self.io.result(out)
+        return self.io.result(self._per_group(self.engine.forward, x, f, self.out_shape))
 
     def input_grad(self, dy: np.ndarray, f: np.ndarray) -> np.ndarray:
         dy, f = self.io.arg(dy), self.io.param(f)
         g = self.geometry
-        shape = (g.n, g.h, g.w, g.c * self.groups)
-        return self.io.result(self._split(self.engine.input_grad, dy, f, True, True, shape, g.c))
+        return self.io.result(self._per_group(self.engine.input_grad, dy, f, (g.n, g.h, g.w, g.c * self.groups)))
 
     def filter_grad(self, x: np.ndarray, dy: np.ndarray) -> np.ndarray:
         x, dy = self.io.arg(x), self.io.arg(dy)
         g = self.geometry
-        shape = (g.kh, g.kw, g.c, self.out_c)
-        grad = self._split(self.engine.filter_grad, x, dy, True, True, shape, self.out_c // self.groups)
+        grad = self._per_group(self.engine.filter_grad, x, dy, (g.kh, g.kw, g.c, self.out_c))
         return self.io.result(grad, spatial=False)
 
     def check_out_backprop(self, op_type: str, dy_shape: Sequence[int]) -> None:

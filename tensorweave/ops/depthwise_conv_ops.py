@@ -104,7 +104,7 @@ class DepthwisePlan:
 
     def _taps(self, x: np.ndarray) -> np.ndarray:
         g = self.g
-        return windows(padded_window_source(x, g, 0, g.n, 0, g.out_h, key="dw"), g, g.out_h)
+        return windows(padded_window_source(x, g, 0, g.n, 0, g.out_h), g, g.out_h)
 
     def forward(self, x: np.ndarray, f: np.ndarray) -> np.ndarray:
         x, f = self.io.arg(x), self.io.param(f)

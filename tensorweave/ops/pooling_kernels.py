@@ -68,8 +68,8 @@ class PoolPlan:
         self.runner.run(len(chunks), lambda i: fn(*chunks[i]))
 
     # -- views ---------------------------------------------------------------------------------
-    def _source(self, x: np.ndarray, n0: int, n1: int, fill: float, key: str = "pool") -> np.ndarray:
-        return padded_window_source(x, self.g, n0, n1, 0, self.g.out_h, fill=fill, key=key)
+    def _source(self, x: np.ndarray, n0: int, n1: int, fill: float) -> np.ndarray:
+        return padded_window_source(x, self.g, n0, n1, 0, self.g.out_h, fill=fill)
 
     def _tap(self, src: np.ndarray, i: int, j: int) -> np.ndarray:
         g = self.g
@@ -173,7 +173,7 @@ class PoolPlan:
             return result
 
         def chunk(n0: int, n1: int) -> None:
-            grad_src = self._source(grad, n0, n1, 0, key="pool_grad")
+            grad_src = self._source(grad, n0, n1, 0)
             for i, j, hit in self._exact_masks(x, n0, n1):
                 np.copyto(result[n0:n1], self._tap(grad_src, i, j), where=hit)
 

@@ -15,6 +15,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
+from tensorweave.framework import tensor_util
 from tensorweave.framework.graph import name_scope
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
@@ -66,7 +67,6 @@ def _pool_shape(op: Any) -> list[TensorShape]:
 
 
 def _const_list(op: Any, index: int) -> Optional[list[int]]:
-    from tensorweave.framework import tensor_util
     value = tensor_util.constant_value(op.inputs[index])
     return None if value is None else [int(v) for v in np.asarray(value).reshape(-1)]
 

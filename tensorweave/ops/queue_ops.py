@@ -35,7 +35,7 @@ __all__ = ["QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue", "
 # ---------------------------------------------------------------------------------------------
 # Queue ops: each returns a handle to its queue
 # ---------------------------------------------------------------------------------------------
-_QUEUE_ATTRS = ["component_types: list(type)", "shapes: list(shape) = []",
+_QUEUE_ATTRS = ["component_types: list(type) >= 1", "shapes: list(shape) >= 0 = []",
                 "capacity: int = -1", "container: string = ''", "shared_name: string = ''"]
 
 FIFOQueueV2 = define_op("FIFOQueueV2", outputs=["handle: resource"], attrs=_QUEUE_ATTRS,
@@ -48,7 +48,7 @@ RandomShuffleQueueV2 = define_op(
     shape_fn=shape_fns.scalar, is_stateful=True)
 PriorityQueueV2 = define_op(
     "PriorityQueueV2", outputs=["handle: resource"],
-    attrs=["component_types: list(type) = []", "shapes: list(shape)",
+    attrs=["component_types: list(type) >= 0 = []", "shapes: list(shape) >= 0",
            "capacity: int = -1", "container: string = ''", "shared_name: string = ''"],
     shape_fn=shape_fns.scalar, is_stateful=True)
 
@@ -163,8 +163,8 @@ def _dequeue_many_shape(op: Any) -> list[TensorShape]:
     return [batch.concatenate(s) for s in _dequeue_shape(op)]
 
 
-_ENQUEUE_ATTRS = ["Tcomponents: list(type)", "timeout_ms: int = -1"]
-_DEQUEUE_ATTRS = ["component_types: list(type)", "timeout_ms: int = -1"]
+_ENQUEUE_ATTRS = ["Tcomponents: list(type) >= 1", "timeout_ms: int = -1"]
+_DEQUEUE_ATTRS = ["component_types: list(type) >= 1", "timeout_ms: int = -1"]
 
 QueueEnqueueV2 = define_op("QueueEnqueueV2", inputs=["handle: resource", "components: Tcomponents"],
                            attrs=_ENQUEUE_ATTRS, shape_fn=shape_fns.no_outputs, is_async=True,
@@ -217,10 +217,8 @@ def _enqueue_builder(many: bool) -> Callable[[Any], Any]:
 
         def enqueue(step: Any, done: Callable[[Any], None], handle: Any, *components: Any) -> None:
             queue = lookup(handle)
-            if many:
-                queue.enqueue_many(step, done, queue.split_batch(components))
-            else:
-                queue.enqueue(step, done, queue.make_element(components))
+            queue.enqueue(step, done, queue.split_batch(components) if many
+                          else queue.make_element(components))
 
         return enqueue
 

@@ -9,9 +9,10 @@ QueueBase does. Continuations run after the lock is released. An attempt is with
 step is cancelled (session closed, RunOptions timeout, an error elsewhere in the step); a
 dequeue_many that had already taken some elements puts them back at the front first.
 
-Subclasses only say how elements are stored: FIFO order, random order with a minimum kept back
-(RandomShuffleQueue), smallest priority first (PriorityQueue), and how a batch is assembled
-(PaddingFIFOQueue pads to the longest element).
+Subclasses only say how elements are stored: FIFO order (as segments of the enqueued batches,
+so enqueue_many/dequeue_many cost a few array operations, not one per element), random order
+with a minimum kept back (RandomShuffleQueue), smallest priority first (PriorityQueue), and how
+a batch is assembled (PaddingFIFOQueue pads to the longest element).
 """
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ class Attempt:
     COMPLETE, PROGRESS or NO_PROGRESS; `done(result_or_error)` is the step's continuation."""
 
     __slots__ = ("serve", "done", "cancellation", "token", "finished", "result", "error",
-                 "elements", "count", "taken", "allow_small")
+                 "batch", "rows", "count", "taken", "allow_small")
 
     def __init__(self, serve: Callable[["Attempt"], int], done: Callable[[Any], None]) -> None:
         self.serve = serve
@@ -57,9 +58,10 @@ class Attempt:
         self.finished = False
         self.result: Any = ()  # no outputs: what enqueue and close deliver
         self.error: Optional[BaseException] = None
-        self.elements: Any = None   # enqueue: the element tuples to add
-        self.count = 0              # enqueue_many: elements added; dequeue_many: elements wanted
-        self.taken: list = []       # dequeue_many: elements taken so far
+        self.batch: tuple = ()      # enqueue: one array per component, elements along axis 0
+        self.rows = 0               # enqueue: elements in `batch`; dequeue_many: elements taken
+        self.count = 0              # enqueue: elements added so far; dequeue_many: elements wanted
+        self.taken: list = []       # dequeue_many: chunks taken so far
         self.allow_small = False
 
     def complete(self) -> None:
@@ -89,33 +91,40 @@ class QueueResource(abc.ABC):
         self._dequeues: "collections.deque[Attempt]" = collections.deque()
 
     # -- storage: each queue kind defines it ---------------------------------------------------
+    # Elements move in *chunks*: one array per component with the elements along axis 0, so
+    # enqueue_many and dequeue_many cost a few array operations rather than one per element.
     @abc.abstractmethod
     def size(self) -> int:
         """Number of elements stored."""
 
     @abc.abstractmethod
-    def _push(self, element: tuple) -> None:
-        """Stores one element tuple."""
+    def _push_rows(self, batch: tuple, start: int, stop: int) -> None:
+        """Stores elements start..stop-1 of `batch`."""
 
     @abc.abstractmethod
-    def _pop(self) -> tuple:
-        """Removes and returns the next element to dequeue."""
+    def _pop_one(self) -> tuple:
+        """Removes and returns the next element (one array per component)."""
 
-    def _restore(self, elements: list) -> None:
-        """Puts back elements a failed or cancelled dequeue_many had taken."""
-        for element in elements:
-            self._push(element)
+    @abc.abstractmethod
+    def _pop_rows(self, k: int) -> tuple:
+        """Removes the next k elements, as one chunk."""
+
+    @abc.abstractmethod
+    def _restore(self, chunks: list) -> None:
+        """Puts back chunks a failed or cancelled dequeue_many had taken."""
 
     def _available(self) -> int:
         """How many elements a dequeue may take now."""
         return self.size()
 
-    def batch(self, elements: list) -> tuple:
-        """Stacks element tuples into one batch tensor per component."""
-        if not elements:
+    def assemble(self, chunks: list) -> tuple:
+        """One batch tensor per component from the chunks of a dequeue_many."""
+        if len(chunks) == 1:
+            return chunks[0]
+        if not chunks:
             return tuple(np.empty((0,) + tuple(d or 0 for d in (s or ())), dtype=t)
                          for s, t in zip(self.shapes, self.dtypes))
-        return tuple(np.stack([e[i] for e in elements]) for i in range(len(self.dtypes)))
+        return tuple(np.concatenate([c[i] for c in chunks]) for i in range(len(self.dtypes)))
 
     def shape_matches(self, expected: Shape, actual: tuple) -> bool:
         return expected is None or expected == actual
@@ -131,18 +140,19 @@ class QueueResource(abc.ABC):
                                f"got {_type_name(got)}")
 
     def make_element(self, values: Sequence[Any]) -> tuple:
-        """The queue's own copy of one element, shape-checked."""
-        element = []
+        """The queue's own copy of one element, shape-checked, as a batch of one."""
+        batch = []
         for i, value in enumerate(values):
-            array = value.copy() if type(value) is np.ndarray else np.array(value, dtype=self.dtypes[i])
-            if not self.shape_matches(self.shapes[i], array.shape):
+            array = value[None].copy() if type(value) is np.ndarray else \
+                np.array(value, dtype=self.dtypes[i])[None]
+            if not self.shape_matches(self.shapes[i], array.shape[1:]):
                 raise _invalid(f"Shape mismatch in tuple component {i}. Expected "
-                               f"{format_shape(self.shapes[i])}, got {format_shape(array.shape)}")
-            element.append(array)
-        return tuple(element)
+                               f"{format_shape(self.shapes[i])}, got {format_shape(array.shape[1:])}")
+            batch.append(array)
+        return tuple(batch)
 
-    def split_batch(self, values: Sequence[Any]) -> list:
-        """The elements of an enqueue_many batch (views of one private copy per component)."""
+    def split_batch(self, values: Sequence[Any]) -> tuple:
+        """The queue's own copy of an enqueue_many batch, shape-checked."""
         arrays = [np.array(v, dtype=self.dtypes[i]) for i, v in enumerate(values)]
         for i, array in enumerate(arrays):
             if array.ndim == 0:
@@ -156,17 +166,13 @@ class QueueResource(abc.ABC):
             if not self.shape_matches(self.shapes[i], array.shape[1:]):
                 raise _invalid(f"Shape mismatch in tuple component {i}. Expected "
                                f"{format_shape((n,) + self.shapes[i])}, got {format_shape(array.shape)}")
-        return [tuple(a[j, ...] for a in arrays) for j in range(n)]
+        return tuple(arrays)
 
     # -- the operations (called by the kernels with the step's continuation) -------------------
-    def enqueue(self, step: Any, done: Callable[[Any], None], element: tuple) -> None:
+    def enqueue(self, step: Any, done: Callable[[Any], None], batch: tuple) -> None:
+        """Adds the elements of `batch` (from make_element or split_batch), waiting for room."""
         attempt = Attempt(self._serve_enqueue, done)
-        attempt.elements = (element,)
-        self._submit(self._enqueues, attempt, step)
-
-    def enqueue_many(self, step: Any, done: Callable[[Any], None], elements: list) -> None:
-        attempt = Attempt(self._serve_enqueue, done)
-        attempt.elements = elements
+        attempt.batch, attempt.rows = batch, len(batch[0])
         self._submit(self._enqueues, attempt, step)
 
     def dequeue(self, step: Any, done: Callable[[Any], None]) -> None:
@@ -209,12 +215,12 @@ class QueueResource(abc.ABC):
         if self.closed:
             attempt.error = errors.CancelledError(None, None, f"{self.kind} '{self.name}' is closed.")
             return COMPLETE
-        elements, start = attempt.elements, attempt.count
-        room = min(self.capacity - self.size(), len(elements) - start)
-        for i in range(start, start + max(room, 0)):
-            self._push(elements[i])
-        attempt.count = start + max(room, 0)
-        if attempt.count == len(elements):
+        start = attempt.count
+        room = min(self.capacity - self.size(), attempt.rows - start)
+        if room > 0:
+            self._push_rows(attempt.batch, start, start + room)
+            attempt.count = start + room
+        if attempt.count == attempt.rows:
             return COMPLETE
         return PROGRESS if room > 0 else NO_PROGRESS
 
@@ -231,7 +237,7 @@ class QueueResource(abc.ABC):
 
     def _serve_dequeue(self, attempt: Attempt) -> int:
         if self._available() > 0:
-            attempt.result = self._pop()
+            attempt.result = self._pop_one()
             return COMPLETE
         if self.closed:
             attempt.error = self._insufficient(1)
@@ -239,21 +245,22 @@ class QueueResource(abc.ABC):
         return NO_PROGRESS
 
     def _serve_dequeue_many(self, attempt: Attempt) -> int:
-        wanted = attempt.count
-        if self.closed and self.size() < wanted - len(attempt.taken):
+        wanted, have = attempt.count, attempt.rows
+        if self.closed and self.size() < wanted - have:
             # Not enough will ever come: give back what was taken, then a short batch or an error.
             self._restore(attempt.taken)
-            attempt.taken = []
+            attempt.taken, attempt.rows = [], 0
             if attempt.allow_small and self.size() > 0:
-                attempt.result = self.batch([self._pop() for _ in range(self.size())])
+                attempt.result = self._pop_rows(self.size())
             else:
                 attempt.error = self._insufficient(wanted)
             return COMPLETE
-        take = min(self._available(), wanted - len(attempt.taken))
-        for _ in range(take):
-            attempt.taken.append(self._pop())
-        if len(attempt.taken) == wanted:
-            attempt.result, attempt.taken = self.batch(attempt.taken), []
+        take = min(self._available(), wanted - have)
+        if take > 0:
+            attempt.taken.append(self._pop_rows(take))
+            attempt.rows = have + take
+        if attempt.rows == wanted:
+            attempt.result, attempt.taken = self.assemble(attempt.taken), []
             return COMPLETE
         return PROGRESS if take > 0 else NO_PROGRESS
 
@@ -297,7 +304,7 @@ class QueueResource(abc.ABC):
         attempt.finished = True
         if attempt.taken:
             self._restore(attempt.taken)
-            attempt.taken = []
+            attempt.taken, attempt.rows = [], 0
         attempt.error = error if isinstance(error, BaseException) else errors.CancelledError(
             None, None, "Queue operation was cancelled")
         return [attempt]
@@ -333,25 +340,53 @@ def _type_name(dtype: Any) -> str:
 # Queue kinds
 # ---------------------------------------------------------------------------------------------
 class FIFOQueueResource(QueueResource):
-    """First in, first out."""
+    """First in, first out. Stored as segments of enqueued batches (a batch array per
+    component plus the range still queued), so batches go in and out without splitting."""
 
     kind = "FIFOQueue"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._elements: "collections.deque[tuple]" = collections.deque()
+        self._segments: "collections.deque[list]" = collections.deque()  # [batch, start, stop]
+        self._size = 0
 
     def size(self) -> int:
-        return len(self._elements)
+        return self._size
 
-    def _push(self, element: tuple) -> None:
-        self._elements.append(element)
+    def _push_rows(self, batch: tuple, start: int, stop: int) -> None:
+        self._segments.append([batch, start, stop])
+        self._size += stop - start
 
-    def _pop(self) -> tuple:
-        return self._elements.popleft()
+    def _pop_one(self) -> tuple:
+        segment = self._segments[0]
+        batch, i = segment[0], segment[1]
+        segment[1] = i + 1
+        if i + 1 == segment[2]:
+            self._segments.popleft()
+        self._size -= 1
+        return tuple(a[i, ...] for a in batch)
 
-    def _restore(self, elements: list) -> None:
-        self._elements.extendleft(reversed(elements))
+    def _pop_rows(self, k: int) -> tuple:
+        chunks = []
+        self._size -= k
+        while k:
+            segment = self._segments[0]
+            batch, i, stop = segment
+            take = min(k, stop - i)
+            whole = i == 0 and take == len(batch[0])
+            chunks.append(batch if whole else tuple(a[i:i + take] for a in batch))
+            k -= take
+            if i + take == stop:
+                self._segments.popleft()
+            else:
+                segment[1] = i + take
+        return self.assemble(chunks)
+
+    def _restore(self, chunks: list) -> None:
+        for chunk in reversed(chunks):
+            rows = len(chunk[0])
+            self._segments.appendleft([chunk, 0, rows])
+            self._size += rows
 
 
 class PaddingFIFOQueueResource(FIFOQueueResource):
@@ -368,21 +403,54 @@ class PaddingFIFOQueueResource(FIFOQueueResource):
         return expected is None or (len(expected) == len(actual) and all(
             e is None or e == a for e, a in zip(expected, actual)))
 
-    def batch(self, elements: list) -> tuple:
+    def assemble(self, chunks: list) -> tuple:
+        if len(chunks) <= 1:  # one chunk came from one enqueue: its elements already agree
+            return super().assemble(chunks)
         out = []
         for i, dtype in enumerate(self.dtypes):
-            parts = [e[i] for e in elements]
-            rank = len(self.shapes[i]) if self.shapes[i] is not None else (parts[0].ndim if parts else 0)
-            dims = tuple(max((p.shape[d] for p in parts), default=0) for d in range(rank))
-            fill = b"" if dtype == np.object_ else 0
-            batch = np.full((len(parts),) + dims, fill, dtype=dtype)
-            for j, part in enumerate(parts):
-                batch[(j,) + tuple(slice(0, s) for s in part.shape)] = part
+            parts = [c[i] for c in chunks]
+            rank = len(self.shapes[i]) if self.shapes[i] is not None else parts[0].ndim - 1
+            dims = tuple(max((p.shape[d + 1] for p in parts), default=0) for d in range(rank))
+            batch = np.full((sum(len(p) for p in parts),) + dims, b"" if dtype == np.object_ else 0,
+                            dtype=dtype)
+            row = 0
+            for part in parts:
+                batch[(slice(row, row + len(part)),) + tuple(slice(0, s) for s in part.shape[1:])] = part
+                row += len(part)
             out.append(batch)
         return tuple(out)
 
 
-class RandomShuffleQueueResource(QueueResource):
+class ElementQueueResource(QueueResource):
+    """A queue kind that keeps elements one by one (random or priority order)."""
+
+    @abc.abstractmethod
+    def _push(self, element: tuple) -> None:
+        """Stores one element (one array per component)."""
+
+    @abc.abstractmethod
+    def _pop(self) -> tuple:
+        """Removes and returns the next element."""
+
+    def _push_rows(self, batch: tuple, start: int, stop: int) -> None:
+        for j in range(start, stop):
+            self._push(tuple(a[j, ...] for a in batch))
+
+    def _pop_one(self) -> tuple:
+        return self._pop()
+
+    def _pop_rows(self, k: int) -> tuple:
+        elements = [self._pop() for _ in range(k)]
+        return tuple(np.stack([e[i] for e in elements]) if elements else
+                     np.empty((0,) + tuple(d or 0 for d in (s or ())), dtype=t)
+                     for i, (s, t) in enumerate(zip(self.shapes, self.dtypes)))
+
+    def _restore(self, chunks: list) -> None:
+        for chunk in chunks:
+            self._push_rows(chunk, 0, len(chunk[0]))
+
+
+class RandomShuffleQueueResource(ElementQueueResource):
     """Dequeues a uniformly random element, keeping at least `min_after_dequeue` elements
     back until the queue is closed (so batches are well mixed)."""
 
@@ -415,7 +483,7 @@ class RandomShuffleQueueResource(QueueResource):
         return max(len(self._elements) - self.min_after_dequeue, 0)
 
 
-class PriorityQueueResource(QueueResource):
+class PriorityQueueResource(ElementQueueResource):
     """Dequeues the element with the smallest int64 priority (component 0) first; equal
     priorities leave in arrival order."""
 

@@ -280,7 +280,7 @@ class Partitioner:
             return loop
         cf: ControlFlowInfo = self.cf  # type: ignore[assignment]  (frames exist: a Recv is in one)
         parent = cf.parent_frame(frame)
-        prefix = f"_cloop/{frame}/{device.spec.device_type}_{device.spec.device_index}"
+        prefix = f"_cloop/{frame.rstrip('/')}/{device.spec.device_type}_{device.spec.device_index}"
         if parent:
             trigger: PNode = self._control_loop(parent, device).merge
         else:

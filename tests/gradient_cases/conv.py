@@ -46,15 +46,15 @@ def _depthwise_args(op_def, a, b, sizes):
     return {"input": a, "filter_sizes": sizes, "out_backprop": b}
 
 
-def _pool(op_def, ksize, strides, padding, **kw):
-    return {"ksize": [1, ksize, ksize, 1], "strides": [1, strides, strides, 1], "padding": padding, **kw}
+def _pool(ksize, strides, padding):
+    return {"ksize": [1, ksize, ksize, 1], "strides": [1, strides, strides, 1], "padding": padding}
 
 
 def _max_pool_grad(ksize, strides, padding):
     def build(x, g):
         y = pooling_ops.max_pool(x, ksize, strides, padding)
         return apply_op(pooling_ops.MaxPoolGrad, orig_input=x, orig_output=y, grad=g,
-                        **_pool(None, ksize, strides, padding))
+                        **_pool(ksize, strides, padding))
     return build
 
 
@@ -72,7 +72,7 @@ def _max_pool_grad_grad(v2):
                             ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1], padding="VALID")
         y = pooling_ops.max_pool(x, 2, 1, "VALID")
         return apply_op(pooling_ops.MaxPoolGradGrad, orig_input=x, orig_output=y, grad=g,
-                        **_pool(None, 2, 1, "VALID"))
+                        **_pool(2, 1, "VALID"))
     return build
 
 
@@ -134,7 +134,7 @@ POOL = [
              init=_distinct((1, 5, 5, 2), extra=[(1, 3, 3, 2)])),
     GradCase("avg_pool_grad", ("AvgPoolGrad",),
              lambda g: apply_op(pooling_ops.AvgPoolGrad, orig_input_shape=[1, 5, 5, 2], grad=g,
-                                **_pool(None, 3, 2, "SAME")), [(1, 3, 3, 2)]),
+                                **_pool(3, 2, "SAME")), [(1, 3, 3, 2)]),
     GradCase("max_pool_grad_grad", ("MaxPoolGradGrad",), _max_pool_grad_grad(False), [(1, 4, 4, 2), (1, 4, 4, 2)],
              init=_distinct((1, 4, 4, 2), extra=[(1, 4, 4, 2)])),
     GradCase("max_pool_grad_grad_v2", ("MaxPoolGradGradV2",), _max_pool_grad_grad(True),

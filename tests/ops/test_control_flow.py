@@ -240,3 +240,43 @@ def test_functional_ops():
     assert got[3] == 10.0 and got[4] == 4321.0
     np.testing.assert_array_equal(got[5], [1, 3, 6, 10])
     np.testing.assert_array_equal(got[6], [24, 24, 12, 4])
+
+
+def test_control_dependencies_from_outside_the_loop():
+    """Ops built in a loop under control_dependencies on outside ops wait for them (the edge is
+    routed into the frame) and still run exactly once per iteration."""
+    counter = tf.Variable(0)
+    side = tf.Variable(0)
+    bump = tf.assign_add(side, 5)
+    with tf.control_dependencies([bump]):
+        first = tf.while_loop(lambda i: i < 3, lambda i: i + side.read_value(), [tf.constant(0)])
+    marker = tf.group(bump)
+
+    def body(i):
+        with tf.control_dependencies([marker]):   # an outside op with no outputs
+            inc = tf.assign_add(counter, tf.constant(1))
+        with tf.control_dependencies([inc]):
+            return i + 1
+    second = tf.while_loop(lambda i: i < 4, body, [tf.constant(0)])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(first) == 5 and sess.run(side) == 5
+        assert sess.run(second) == 4
+        assert sess.run(counter) == 4 and sess.run(side) == 10
+
+
+def test_ops_reading_only_invariants_run_once_per_iteration():
+    """A stateful op whose inputs are all loop invariants (constants, outside tensors) does not
+    run again in the final iteration, whose predicate is false."""
+    counter = tf.Variable(0.0)
+    step = tf.constant(2.0)
+
+    def body(i):
+        inc = tf.assign_add(counter, step)
+        with tf.control_dependencies([inc]):
+            return i + 1
+    out = tf.while_loop(lambda i: i < 5, body, [tf.constant(0)])
+    with tf.Session() as sess:
+        sess.run(counter.initializer)
+        assert sess.run(out) == 5
+        assert sess.run(counter) == 10.0

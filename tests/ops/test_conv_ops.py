@@ -127,6 +127,20 @@ def test_conv2d_explicit_padding():
     check_op(y, ref_conv2d(x, w, (2, 1), ((2, 1), (0, 3))), rtol=1e-5, atol=1e-5)
 
 
+def test_explicit_padding_wider_than_the_window():
+    """Some windows read nothing but padding (TF allows explicit padding of any size)."""
+    x, w = rand(2, 3, 3, 2), rand(2, 2, 2, 3, seed=1)
+    pads = ((4, 1), (3, 3))
+    padding = [[0, 0], [4, 1], [3, 3], [0, 0]]
+    y = tf.nn.conv2d(x, w, [1, 2, 1, 1], padding)
+    check_op(y, ref_conv2d(x, w, (2, 1), pads), rtol=1e-5, atol=1e-5)
+    dy = rand(*y.shape.as_list(), seed=2)
+    check_op(tf.nn.conv2d_backprop_input([2, 3, 3, 2], w, dy, [1, 2, 1, 1], padding),
+             ref_backprop_input((2, 3, 3, 2), w, dy, (2, 1), pads), rtol=1e-5, atol=1e-5)
+    check_op(tf.nn.conv2d_backprop_filter(x, [2, 2, 2, 3], dy, [1, 2, 1, 1], padding),
+             ref_backprop_filter(x, (2, 2, 2, 3), dy, (2, 1), pads), rtol=1e-5, atol=1e-5)
+
+
 def test_conv2d_nchw_matches_nhwc():
     x, w = rand(2, 7, 6, 3), rand(3, 3, 3, 4, seed=1)
     y = tf.nn.conv2d(np.transpose(x, (0, 3, 1, 2)), w, [1, 1, 2, 2], "SAME", data_format="NCHW")

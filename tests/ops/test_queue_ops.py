@@ -136,6 +136,59 @@ def test_dequeue_many_larger_than_capacity_collects_as_elements_arrive():
         np.testing.assert_array_equal(consumer.join().result, np.arange(5))
 
 
+def test_fifo_mixed_batches_against_a_list_model():
+    # Batches go in and out in pieces: enqueue_many segments, single elements, dequeue_many
+    # spanning and splitting segments; a Python list is the reference.
+    rng = np.random.RandomState(0)
+    q = tf.FIFOQueue(1000, [tf.int64, tf.float32], shapes=[[], [2]])
+    ids, rows = tf.placeholder(tf.int64, [None]), tf.placeholder(tf.float32, [None, 2])
+    one_id, one_row = tf.placeholder(tf.int64, []), tf.placeholder(tf.float32, [2])
+    enq_many, enq = q.enqueue_many([ids, rows]), q.enqueue([one_id, one_row])
+    n = tf.placeholder(tf.int32, [])
+    many, single = q.dequeue_many(n), q.dequeue()
+    model, next_id = [], 0
+    with tf.Session() as sess:
+        for _ in range(60):
+            action = rng.randint(4)
+            if action == 0:
+                k = rng.randint(0, 6)
+                new = [(next_id + j, rng.rand(2).astype(np.float32)) for j in range(k)]
+                sess.run(enq_many, {ids: np.array([i for i, _ in new], np.int64),
+                                    rows: np.array([r for _, r in new], np.float32).reshape(k, 2)})
+                model += new
+                next_id += k
+            elif action == 1:
+                row = rng.rand(2).astype(np.float32)
+                sess.run(enq, {one_id: next_id, one_row: row})
+                model.append((next_id, row))
+                next_id += 1
+            elif action == 2 and model:
+                k = rng.randint(0, len(model) + 1)
+                got_ids, got_rows = sess.run(many, {n: k})
+                assert got_ids.tolist() == [i for i, _ in model[:k]]
+                np.testing.assert_array_equal(got_rows, np.array([r for _, r in model[:k]]).reshape(k, 2))
+                del model[:k]
+            elif action == 3 and model:
+                got_id, got_row = sess.run(single)
+                assert got_id == model[0][0]
+                np.testing.assert_array_equal(got_row, model[0][1])
+                del model[0]
+            assert sess.run(q.size()) == len(model)
+
+
+def test_enqueue_many_larger_than_capacity_goes_in_as_room_appears():
+    q = tf.FIFOQueue(3, tf.int32, shapes=[[]])
+    enq = q.enqueue_many([np.arange(7, dtype=np.int32)])
+    pair, rest = q.dequeue_many(2), q.dequeue_up_to(10)
+    with tf.Session() as sess:
+        producer = Background(sess.run, enq)
+        got = [sess.run(pair).tolist() for _ in range(3)]
+        assert producer.join().error is None
+        sess.run(q.close())
+        got.append(sess.run(rest).tolist())
+    assert got == [[0, 1], [2, 3], [4, 5], [6]]
+
+
 def test_dequeue_many_zero_and_negative():
     q = tf.FIFOQueue(3, tf.float32, shapes=[[2]])
     n = tf.placeholder(tf.int32, [])

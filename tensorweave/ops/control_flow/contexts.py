@@ -83,6 +83,7 @@ class ControlFlowContext:
         self.outer_context: Any = self._graph._control_flow_context
         self._values: dict[Tensor, Tensor] = {}   # outside tensor -> its version inside
         self._saved: list[Any] = []
+        self._markers: dict[Operation, Operation] = {}  # outside op -> inside control marker
         self.pivot: Optional[Operation] = None    # control pivot for ops with no inside input
 
     def enter(self) -> None:
@@ -123,36 +124,50 @@ class ControlFlowContext:
             inside = self.add_value(t)
             if inside is not t:
                 op._update_input(i, inside)
-        self._fix_external_control_inputs(op)
+        markers = self._remove_external_control_inputs(op)
         if self.pivot is not None and self._needs_pivot(op):
             op._add_control_input(self.pivot)
+        if markers:
+            op._add_control_inputs(markers)
 
     def _needs_pivot(self, op: Operation) -> bool:
         return not op.inputs and not op.control_inputs
 
-    def _fix_external_control_inputs(self, op: Operation) -> None:
+    def _remove_external_control_inputs(self, op: Operation) -> list[Operation]:
         """A control edge from another loop frame cannot reach this op in the executor (edges are
-        delivered within one frame): it is replaced by an edge from an inside Identity of a value
-        that exists only once the outside op has run (TF does the same for ops with outputs)."""
+        delivered within one frame). Such edges are removed; returned instead are ops inside this
+        context that run only once the outside op has: Identities of a value that exists only then
+        (TF does the same for ops with outputs)."""
         here = while_context_of(self)
+        markers = []
         for c in list(op._control_inputs):
             if while_context_of(output_context(c)) is here:
                 continue
             op._control_inputs.remove(c)
             c._control_outputs.remove(op)
-            op._add_control_input(self._inside_marker(c))
+            markers.append(self._inside_marker(c))
+        return markers
 
     def _inside_marker(self, c: Operation) -> Operation:
         from tensorweave.ops.array_ops import identity
         from tensorweave.ops.constant_op import constant
+        marker = self._markers.get(c)
+        if marker is not None:
+            return marker
         if c.outputs:
             value = c.outputs[0]
         else:
             with in_context(output_context(c)), self._graph.control_dependencies([c]):
                 value = constant(0, name="control_marker")
         inside = self.add_value(value)
-        with in_context(self):
-            return identity(inside).op
+        pivot, self.pivot = self.pivot, None  # live in every iteration, the last one (Exits) too
+        try:
+            with in_context(self):
+                marker = identity(inside).op
+        finally:
+            self.pivot = pivot
+        self._markers[c] = marker
+        return marker
 
 
 class CondContext(ControlFlowContext):
