@@ -169,15 +169,7 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
     from tensorweave.ops import array_ops, math_ops
     from tensorweave.ops.control_flow.grad_state import ControlFlowState
     with graph.as_default(), graph.name_scope(name):
-        grads: dict[Tensor, list[Any]] = collections.defaultdict(list)
-        for y, gy in zip(ys, grad_ys):
-            if gy is None:
-                if y.dtype.base_dtype.is_complex:
-                    raise TypeError(f"Gradients of complex tensors ({y}) must set grad_ys (y.dtype = "
-                                    f"{y.dtype.base_dtype.name})")
-                with graph.name_scope("grad_ys_0" if len(ys) == 1 else None):
-                    gy = array_ops.ones_like(y)
-            grads[y].append(_as_tensor(gy) if not isinstance(gy, IndexedSlices) else gy)
+        grads = _initial_grads(graph, ys, grad_ys, array_ops)
         between = _between_ops(ys, xs, stop_ops)
         loop_state = ControlFlowState.maybe_create(between)
         pending = _pending_counts(between, stop_ops)
@@ -207,6 +199,20 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
                     g = array_ops.zeros_like(x)
             results.append(g)
         return results
+
+
+def _initial_grads(graph: Any, ys: list[Tensor], grad_ys: list[Any], array_ops: Any) -> dict[Tensor, list[Any]]:
+    """The gradients of the ys: grad_ys, or ones."""
+    grads: dict[Tensor, list[Any]] = collections.defaultdict(list)
+    for y, gy in zip(ys, grad_ys):
+        if gy is None:
+            if y.dtype.base_dtype.is_complex:
+                raise TypeError(f"Gradients of complex tensors ({y}) must set grad_ys (y.dtype = "
+                                f"{y.dtype.base_dtype.name})")
+            with graph.name_scope("grad_ys_0" if len(ys) == 1 else None):
+                gy = array_ops.ones_like(y)
+        grads[y].append(_as_tensor(gy) if not isinstance(gy, IndexedSlices) else gy)
+    return grads
 
 
 def _grad_context(loop_state: Any, op: Operation, before: bool) -> Any:

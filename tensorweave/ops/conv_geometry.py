@@ -49,10 +49,6 @@ class WindowAttrs:
     outer_dilations: tuple[int, int]     # (batch, depth) dilations
     outer_window: tuple[int, int]        # (batch, depth) window sizes (pooling)
 
-    @property
-    def nchw(self) -> bool:
-        return self.data_format == "NCHW"
-
 
 def spatial_dims(data_format: str) -> tuple[int, int, int]:
     """(height, width, channel) axes of a 4-D tensor in `data_format`."""
@@ -192,17 +188,6 @@ class Geometry:
     @property
     def padded(self) -> bool:
         return bool(self.pad_top or self.pad_bottom or self.pad_left or self.pad_right)
-
-    @property
-    def out_shape_nhwc(self) -> tuple[int, int, int]:
-        return (self.n, self.out_h, self.out_w)
-
-    def span_h(self) -> int:
-        """Rows of the padded input that the windows of all output rows touch."""
-        return (self.out_h - 1) * self.sh + (self.kh - 1) * self.dh + 1
-
-    def span_w(self) -> int:
-        return (self.out_w - 1) * self.sw + (self.kw - 1) * self.dw + 1
 
 
 def static_output_shape(op: Any, attrs: WindowAttrs, x: TensorShape, window: tuple[Dimension, Dimension],

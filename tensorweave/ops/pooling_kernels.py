@@ -3,8 +3,8 @@
 Every window tap (i, j) is a strided view of the (padded) input with the output's shape, so a
 pooling is KH*KW element-wise passes. When the windows tile the input (stride equal to the window,
 no padding: the 2x2/2 max pool of most CNNs) the input is viewed as (n, oh, kh, ow, kw, c) and the
-gradient is one broadcast comparison plus one multiply into that view, with a count of the matches
-to detect ties (rare in real data), which fall back to the exact first-maximum walk. Windows never
+gradient is one broadcast comparison, a first-match pass over the (small, boolean) taps, and one
+multiply into that view. Windows never
 cross images, so large batches are split over the device's thread pool like the convolutions
 (NumPy releases the GIL in these passes).
 """
@@ -155,13 +155,21 @@ class PoolPlan:
         return dx
 
     def _tiled_max_grad(self, x: np.ndarray, y: np.ndarray, grad: np.ndarray, dx: np.ndarray) -> bool:
-        """The tiling windows' gradient in two passes: compare the input with the forward output
-        `y` broadcast over each window, multiply the matches by `grad`. It is exact when every
-        window matches once (the count says so: no ties, and `y` is the max pool of `x`, as in
-        every graph tf.gradients builds) and `grad` is finite (0 * inf would leak NaN); returns
-        False otherwise, and the caller takes the exact path."""
+        """The tiling windows' gradient: compare the input with the forward output `y` broadcast
+        over each window, keep each window's first match (ties are common: after a ReLU whole
+        windows are 0), multiply the matches by `grad`. Returns False, for the caller to take the
+        exact path, when some window has no match (NaN windows, or a `y` that is not the max pool
+        of `x`) or `grad` is not finite (0 * inf would leak NaN)."""
         hit = self._tiled(x) == y[:, :, None, :, None, :]
-        if np.count_nonzero(hit) != y.size or (grad.dtype.kind == "f" and not np.isfinite(grad).all()):
+        taken = None
+        for i, j in self.taps:  # row-major: later matches in a window lose
+            tap = hit[:, :, i, :, j, :]
+            if taken is None:
+                taken = tap.copy()
+            else:
+                np.greater(tap, taken, out=tap)  # tap and not taken (booleans)
+                taken |= tap
+        if not taken.all() or (grad.dtype.kind == "f" and not np.isfinite(grad).all()):
             return False
         np.multiply(hit, grad[:, :, None, :, None, :], out=self._tiled(dx))
         return True

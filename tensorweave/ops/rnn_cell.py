@@ -94,14 +94,10 @@ def _concat_matmul(parts: Sequence[Any], kernel: Any, bias: Any) -> Any:
     return nn_ops.bias_add(linalg_ops.matmul(array_ops.concat(list(parts), 1), kernel), bias)
 
 
-class BasicRNNCell(RNNCell):
-    """output = new_state = activation(W [inputs, state] + b)."""
+class _SingleStateCell(RNNCell):
+    """A cell whose state is its output, num_units wide."""
 
-    def __init__(self, num_units: int, activation: Optional[Callable] = None, reuse: Any = None,
-                 name: Optional[str] = None, dtype: Any = None) -> None:
-        super().__init__(reuse, name, dtype)
-        self._num_units = num_units
-        self._activation = activation
+    _num_units: int
 
     @property
     def state_size(self) -> int:
@@ -110,6 +106,16 @@ class BasicRNNCell(RNNCell):
     @property
     def output_size(self) -> int:
         return self._num_units
+
+
+class BasicRNNCell(_SingleStateCell):
+    """output = new_state = activation(W [inputs, state] + b)."""
+
+    def __init__(self, num_units: int, activation: Optional[Callable] = None, reuse: Any = None,
+                 name: Optional[str] = None, dtype: Any = None) -> None:
+        super().__init__(reuse, name, dtype)
+        self._num_units = num_units
+        self._activation = activation
 
     def call(self, inputs: Any, state: Any, dtype: Any) -> tuple[Any, Any]:
         from tensorweave.ops import math_ops
@@ -210,7 +216,7 @@ class LSTMCell(RNNCell):
         return m, new_state
 
 
-class GRUCell(RNNCell):
+class GRUCell(_SingleStateCell):
     """Gated recurrent unit (Cho et al.), with TF's `gates` and `candidate` sub-scopes."""
 
     def __init__(self, num_units: int, activation: Optional[Callable] = None, reuse: Any = None,
@@ -219,14 +225,6 @@ class GRUCell(RNNCell):
         super().__init__(reuse, name, dtype)
         self._num_units, self._activation = num_units, activation
         self._kernel_initializer, self._bias_initializer = kernel_initializer, bias_initializer
-
-    @property
-    def state_size(self) -> int:
-        return self._num_units
-
-    @property
-    def output_size(self) -> int:
-        return self._num_units
 
     def _scoped(self, scope: str, shape_in: int, width: int, dtype: Any, bias_init: Any) -> tuple[Any, Any]:
         key = f"{scope}/kernel"

@@ -215,12 +215,26 @@ def test_ties_send_the_gradient_to_the_first_maximum(ksize, strides, padding, ex
     np.testing.assert_array_equal(evaluate(grad)[0, :, :, 0], expected)
 
 
-def test_tiled_ties_fall_back_to_the_exact_walk():
-    x = np.zeros((1, 4, 4, 2), np.float32)  # every window tied
+def test_tied_tiles_send_the_gradient_to_the_first_maximum():
+    x = np.zeros((1, 4, 4, 2), np.float32)  # every window tied, as after a ReLU
+    x[0, 2, 3, 1] = 1.0
     dy = np.arange(8, dtype=np.float32).reshape(1, 2, 2, 2)
-    grad = apply_op(pooling_ops.MaxPoolGrad, orig_input=x, orig_output=np.zeros((1, 2, 2, 2), np.float32),
-                    grad=dy, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID")
+    y = tf.nn.max_pool(x, 2, 2, "VALID")
+    grad = apply_op(pooling_ops.MaxPoolGrad, orig_input=x, orig_output=y, grad=dy, ksize=[1, 2, 2, 1],
+                    strides=[1, 2, 2, 1], padding="VALID")
     check_op(grad, ref_max_pool_grad(x, dy, (2, 2), (2, 2), "VALID"))
+
+
+@pytest.mark.parametrize("ksize,strides", [(2, 2), (3, 1)])
+def test_max_pool_grad_finds_the_maxima_in_orig_input(ksize, strides):
+    """As TF's CPU kernel, the maxima come from orig_input, whatever orig_output holds."""
+    x = distinct(2, 6, 6, 3)
+    shape = out_shape(x.shape, (ksize, ksize), (strides, strides), "VALID")
+    dy = np.random.RandomState(4).rand(*shape).astype(np.float32)
+    for orig_output in (np.zeros(shape, np.float32), np.full(shape, np.nan, np.float32)):
+        grad = apply_op(pooling_ops.MaxPoolGrad, orig_input=x, orig_output=orig_output, grad=dy,
+                        ksize=four((ksize, ksize)), strides=four((strides, strides)), padding="VALID")
+        check_op(grad, ref_max_pool_grad(x, dy, (ksize, ksize), (strides, strides), "VALID"))
 
 
 def test_max_pool_grad_grad_matches_tf_values():

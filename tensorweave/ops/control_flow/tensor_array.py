@@ -40,8 +40,27 @@ class TensorArrayState:
         self.closed = False
         self.lock = threading.Lock()
 
+    @property
+    def element_shape(self) -> TensorShape:
+        return self._element_shape
+
+    @element_shape.setter
+    def element_shape(self, shape: TensorShape) -> None:
+        self._element_shape = shape
+        self._dims = tuple(shape.as_list()) if shape.is_fully_defined() else None  # the fast check
+
     def _fail(self, message: str) -> None:
         raise errors.InvalidArgumentError(None, None, f"TensorArray {self.name}: {message}")
+
+    def _check_shape(self, index: int, shape: tuple, infer_shape: bool) -> None:
+        if shape == self._dims:
+            return
+        if not self._element_shape.is_compatible_with(shape):
+            self._fail(f"Could not write to TensorArray index {index} because the value shape is "
+                       f"{list(shape)} which is incompatible with the TensorArray's inferred element "
+                       f"shape: {self._element_shape}")
+        if infer_shape and self._dims is None:
+            self.element_shape = self._element_shape.merge_with(shape)
 
     def write(self, index: int, value: Any, infer_shape: bool = True) -> None:
         with self.lock:
@@ -67,12 +86,7 @@ class TensorArrayState:
                 return
             if self.elements[index] is not None or self.cleared[index]:
                 self._fail(f"Could not write to TensorArray index {index} because it has already been written to.")
-            if not self.element_shape.is_compatible_with(value.shape):
-                self._fail(f"Could not write to TensorArray index {index} because the value shape is "
-                           f"{list(value.shape)} which is incompatible with the TensorArray's inferred element "
-                           f"shape: {self.element_shape}")
-            if infer_shape and not self.element_shape.is_fully_defined():
-                self.element_shape = self.element_shape.merge_with(value.shape)
+            self._check_shape(index, value.shape, infer_shape)
             self.elements[index] = value
 
     def read(self, index: int) -> Any:

@@ -30,35 +30,28 @@ def _gradient_array(op: Any, dtype_attr: str, flow: Any, source_of: Any, element
     return forward.grad(source=_grad_source(source_of), flow=flow)
 
 
-@ta_ops.TensorArrayReadV3.gradient
-def _read_grad(op: Any, grad: Any) -> list[Any]:
+def _reading_grad(op: Any, grad: Any, put: Any) -> list[Any]:
+    """Read and gather: the gradient is put into the gradient array where the values came from
+    (op.inputs: handle, index or indices, flow)."""
     from tensorweave.ops.math_grad import dense
-    handle, index, flow = op.inputs
-    g = _gradient_array(op, "dtype", flow, grad, op.get_attr("element_shape"))
-    return [None, None, g.write(index, dense(grad)).flow]
+    g = _gradient_array(op, "dtype", op.inputs[2], grad, op.get_attr("element_shape"))
+    return [None, None, put(g, op.inputs[1], dense(grad)).flow]
 
 
-@ta_ops.TensorArrayWriteV3.gradient
-def _write_grad(op: Any, flow_grad: Any) -> list[Any]:
-    index, value = op.inputs[1], op.inputs[2]
-    g = _gradient_array(op, "T", flow_grad, flow_grad, value.shape)
-    return [None, None, g.read(index), flow_grad]
-
-
-@ta_ops.TensorArrayGatherV3.gradient
-def _gather_grad(op: Any, grad: Any) -> list[Any]:
-    from tensorweave.ops.math_grad import dense
-    handle, indices, flow = op.inputs
-    g = _gradient_array(op, "dtype", flow, grad, op.get_attr("element_shape"))
-    return [None, None, g.scatter(indices, dense(grad)).flow]
-
-
-@ta_ops.TensorArrayScatterV3.gradient
-def _scatter_grad(op: Any, flow_grad: Any) -> list[Any]:
-    indices, value = op.inputs[1], op.inputs[2]
-    element_shape = value.shape[1:] if value.shape.ndims else None
+def _writing_grad(op: Any, flow_grad: Any, take: Any, element_shape: Any) -> list[Any]:
+    """Write and scatter: the value's gradient is taken from the gradient array (op.inputs:
+    handle, index or indices, value, flow)."""
     g = _gradient_array(op, "T", flow_grad, flow_grad, element_shape)
-    return [None, None, g.gather(indices), flow_grad]
+    return [None, None, take(g, op.inputs[1]), flow_grad]
+
+
+ta_ops.TensorArrayReadV3.gradient(lambda op, grad: _reading_grad(op, grad, ta_ops.TensorArray.write))
+ta_ops.TensorArrayGatherV3.gradient(lambda op, grad: _reading_grad(op, grad, ta_ops.TensorArray.scatter))
+ta_ops.TensorArrayWriteV3.gradient(
+    lambda op, flow_grad: _writing_grad(op, flow_grad, ta_ops.TensorArray.read, op.inputs[2].shape))
+ta_ops.TensorArrayScatterV3.gradient(
+    lambda op, flow_grad: _writing_grad(op, flow_grad, ta_ops.TensorArray.gather,
+                                        op.inputs[2].shape[1:] if op.inputs[2].shape.ndims else None))
 
 
 @ta_ops.TensorArrayConcatV3.gradient

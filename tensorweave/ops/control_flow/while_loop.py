@@ -46,7 +46,6 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
                maximum_iterations: Any = None, return_same_structure: bool = False) -> Any:
     """Repeats `body` while `cond` is true; returns the final loop variables."""
     from tensorweave.ops import math_ops
-    from tensorweave.ops.array_ops import identity
     if not callable(cond) or not callable(body):
         raise TypeError("cond and body must be callable.")
     if parallel_iterations < 1:
@@ -70,39 +69,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
         context = WhileContext(scope, parallel_iterations, back_prop, swap_memory)
         context.enter()
         try:
-            enters = _enter_loop_vars(context, flat, invariants)
-            merges = [primitives.merge([e, e])[0] for e in enters]
-            context.pivot = merges[0].op
-            packed = _repack(loop_vars, templates, merges)
-            pred = convert_to_tensor(_call(cond, packed))
-            if pred.dtype.base_dtype.name != "bool" or pred.shape.ndims not in (None, 0):
-                raise ValueError(f"cond must return a boolean scalar, got {pred}")
-            pivot = primitives.loop_cond(pred, name="LoopCond")
-            switches = [primitives.switch(m, pivot) for m in merges]
-            body_vars = [identity(s[1]) for s in switches]
-            context.pivot = context.pivot_for_body = body_vars[0].op
-            context.loop_cond = pivot
-            context.loop_enters = list(enters)
-            context.loop_merges = {m.op for m in merges}
-            context.loop_switches = {s[0].op for s in switches}
-            result = _call(body, _repack(loop_vars, templates, body_vars))
-            if not nest.is_sequence(loop_vars) and nest.is_sequence(result) and len(result) == 1:
-                result = result[0]
-            elif isinstance(loop_vars, (list, tuple)) and len(loop_vars) == 1 and not nest.is_sequence(result):
-                result = type(loop_vars)([result]) if not hasattr(loop_vars, "_fields") else result
-            try:
-                nest.assert_same_structure(loop_vars, result)
-            except ValueError as err:
-                raise ValueError(f"body must return the structure of loop_vars: {err}") from None
-            nexts = []
-            for r, m in zip(nest.flatten(result), merges):
-                r = r.flow if isinstance(r, TensorArray) else convert_to_tensor(r, dtype=m.dtype.base_dtype)
-                nexts.append(primitives.next_iteration(r))
-            _check_shapes(merges, nexts, invariants)
-            for m, n in zip(merges, nexts):
-                m.op._update_input(1, n)
-            exits = [primitives.exit(s[0]) for s in switches]
-            context.loop_exits = list(exits)
+            exits = _build_loop(context, cond, body, loop_vars, templates, flat, invariants)
         finally:
             context.exit()
         output = _repack(loop_vars, templates, exits)
@@ -112,6 +79,51 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
         if not return_same_structure and len(flat_out) == 1:
             return flat_out[0]  # TF1 returns a lone loop variable unwrapped
         return output
+
+
+def _build_loop(context: WhileContext, cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Any,
+                templates: list[Any], flat: list[Tensor], invariants: list[Any]) -> list[Tensor]:
+    """Enter -> Merge -> (cond) LoopCond -> Switch -> body -> NextIteration -> Merge, and the
+    Switches' false outputs -> Exit; returns the Exits."""
+    from tensorweave.ops.array_ops import identity
+    enters = _enter_loop_vars(context, flat, invariants)
+    merges = [primitives.merge([e, e])[0] for e in enters]
+    context.pivot = merges[0].op
+    pred = convert_to_tensor(_call(cond, _repack(loop_vars, templates, merges)))
+    if pred.dtype.base_dtype.name != "bool" or pred.shape.ndims not in (None, 0):
+        raise ValueError(f"cond must return a boolean scalar, got {pred}")
+    pivot = primitives.loop_cond(pred, name="LoopCond")
+    switches = [primitives.switch(m, pivot) for m in merges]
+    body_vars = [identity(s[1]) for s in switches]
+    context.pivot = context.pivot_for_body = body_vars[0].op
+    context.loop_cond = pivot
+    context.loop_enters = list(enters)
+    context.loop_merges = {m.op for m in merges}
+    context.loop_switches = {s[0].op for s in switches}
+    result = _body_result(loop_vars, _call(body, _repack(loop_vars, templates, body_vars)))
+    nexts = []
+    for r, m in zip(nest.flatten(result), merges):
+        r = r.flow if isinstance(r, TensorArray) else convert_to_tensor(r, dtype=m.dtype.base_dtype)
+        nexts.append(primitives.next_iteration(r))
+    _check_shapes(merges, nexts, invariants)
+    for m, n in zip(merges, nexts):
+        m.op._update_input(1, n)
+    context.loop_exits = [primitives.exit(s[0]) for s in switches]
+    return context.loop_exits
+
+
+def _body_result(loop_vars: Any, result: Any) -> Any:
+    """The body's result in the structure of loop_vars (a lone value may come bare or in a
+    1-element list), or a ValueError."""
+    if not nest.is_sequence(loop_vars) and nest.is_sequence(result) and len(result) == 1:
+        result = result[0]
+    elif isinstance(loop_vars, (list, tuple)) and len(loop_vars) == 1 and not nest.is_sequence(result):
+        result = type(loop_vars)([result]) if not hasattr(loop_vars, "_fields") else result
+    try:
+        nest.assert_same_structure(loop_vars, result)
+    except ValueError as err:
+        raise ValueError(f"body must return the structure of loop_vars: {err}") from None
+    return result
 
 
 def _repack(structure: Any, templates: list[Any], tensors: list[Tensor]) -> Any:
