@@ -380,7 +380,7 @@ class Graph:
             scopes.check_op_name(name)
             controls = list(control_inputs)
             input_ops = {t._op for t in inputs}
-            for c in self._control_dependencies.current():
+            for c in self._control_dependencies.current(input_ops):
                 c_op = c.op if isinstance(c, Tensor) else c
                 if c_op not in input_ops and c_op not in controls:
                     controls.append(c_op)
@@ -401,6 +401,8 @@ class Graph:
             _run_shape_fn(op)
             self._nodes_by_name[name] = op
             self._nodes.append(op)
+            if self._control_dependencies:
+                self._control_dependencies.record(op)
             self._version += 1
             op._control_flow_context = self._control_flow_context
             if self._control_flow_context is not None:

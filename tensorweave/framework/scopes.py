@@ -66,27 +66,39 @@ def check_op_name(name: str) -> None:
 
 class ControlDependencyStack:
     """`with g.control_dependencies([...])`: ops created inside run after the given ops.
-    `None` clears the outer dependencies for its block, as in TF."""
+    `None` clears the outer dependencies for its block, as in TF. As in TF, a block's controls
+    are not added to an op that already consumes an op created inside the same block: that
+    input already runs after them, so the extra edges would be redundant."""
 
     def __init__(self) -> None:
-        self._stack: list[tuple[list[Any], bool]] = []
+        # (control ops, clears outer blocks, ops created inside this block)
+        self._stack: list[tuple[list[Any], bool, set[Any]]] = []
 
     @contextlib.contextmanager
     def push(self, control_ops: Optional[list[Any]]) -> Iterator[None]:
-        self._stack.append(([], True) if control_ops is None else (control_ops, False))
+        self._stack.append(([], True, set()) if control_ops is None else (control_ops, False, set()))
         try:
             yield
         finally:
             self._stack.pop()
 
-    def current(self) -> list[Any]:
+    def current(self, input_ops: Any = ()) -> list[Any]:
+        """The control inputs for a new op whose data inputs come from `input_ops`."""
         result: list[Any] = []
-        for ops, clears in self._stack:
+        for ops, clears, seen in self._stack:
             if clears:
                 result = []
-            else:
+            elif not any(op in seen for op in input_ops):
                 result.extend(o for o in ops if o not in result)
         return result
+
+    def __bool__(self) -> bool:
+        return bool(self._stack)
+
+    def record(self, op: Any) -> None:
+        """Notes that `op` was created inside every open block."""
+        for _, _, seen in self._stack:
+            seen.add(op)
 
 
 class DeviceStack:

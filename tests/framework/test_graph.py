@@ -157,3 +157,18 @@ def test_no_op_group_and_tuple_order_work():
         assert sess.run([a, b]) == [5, 6] and sess.run(v) == 12   # the tuple waited for add_one
         sess.run(tf.no_op())
         assert sess.run(v) == 12
+
+
+def test_control_dependencies_skip_ops_already_dominated_by_the_block():
+    # Expected edges as TensorFlow 2.21 (compat.v1) builds them for the same program.
+    a = tf.constant(1.0, name="a")
+    b = tf.constant(2.0, name="b")
+    with tf.control_dependencies([a]):
+        c = tf.identity(b, name="c")
+        d = tf.add(c, b, name="d")
+        e = tf.add(b, b, name="e")
+        with tf.control_dependencies([b]):
+            f = tf.identity(c, name="f")
+            g = tf.identity(a, name="g")
+    controls = {t.op.name: sorted(o.name for o in t.op.control_inputs) for t in (c, d, e, f, g)}
+    assert controls == {"c": ["a"], "d": [], "e": ["a"], "f": ["b"], "g": ["b"]}
