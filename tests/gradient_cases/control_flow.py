@@ -113,6 +113,15 @@ def _ref_enter(x):
     return acc
 
 
+def _ref_switch(x):
+    """A reference read inside a cond branch is routed by a RefSwitch (both branches here)."""
+    v = tf.Variable(tf.zeros([2, 3], tf.float64), name="ref_switch_var")
+    with tf.get_default_graph().gradient_override_map({"Assign": "TestAssignedValue"}):
+        ref = tf.assign(v, x)
+    take_true = tf.reduce_sum(x) > 0.0
+    return tf.cond(take_true, lambda: ref * ref, lambda: ref * 3.0)
+
+
 S = (2, 3)
 CASES = [
     GradCase("cond_true_branch", ("Switch", "Merge"), _cond_case, [S], low=0.1, high=1.0),
@@ -130,6 +139,8 @@ CASES = [
     GradCase("scan_map_fold", ("Enter", "Exit", "NextIteration", "TensorArrayReadV3", "TensorArrayWriteV3"),
              _functional, [(4, 2), (2,)], low=-0.9, high=0.9),
     GradCase("ref_enter", ("RefEnter",), _ref_enter, [S], low=0.2, high=0.9),
+    GradCase("ref_switch_true", ("RefSwitch",), _ref_switch, [S], low=0.2, high=0.9),
+    GradCase("ref_switch_false", ("RefSwitch",), _ref_switch, [S], low=-0.9, high=-0.2),
     GradCase("tensor_array_read_write", ("TensorArrayReadV3", "TensorArrayWriteV3", "TensorArrayScatterV3",
                                          "TensorArrayGatherV3"), _tensor_array_read_write, [(3, 2)]),
     GradCase("tensor_array_split_concat", ("TensorArraySplitV3", "TensorArrayConcatV3", "TensorArrayReadV3"),

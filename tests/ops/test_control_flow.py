@@ -280,3 +280,14 @@ def test_ops_reading_only_invariants_run_once_per_iteration():
         sess.run(counter.initializer)
         assert sess.run(out) == 5
         assert sess.run(counter) == 10.0
+
+
+def test_gradient_of_a_variable_read_inside_cond_branches():
+    v = tf.Variable(3.0)
+    p = tf.placeholder(tf.bool, [])
+    r = tf.cond(p, lambda: v.read_value() * 2.0, lambda: v.read_value() * 5.0)
+    g = tf.gradients(r, v)[0]
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        assert sess.run([r, g], {p: True}) == [6.0, 2.0]
+        assert sess.run([r, g], {p: False}) == [15.0, 5.0]

@@ -98,7 +98,8 @@ def _switch_grad(op: Any, false_grad: Any, true_grad: Any) -> list[Any]:
     return [merge_grad, None]
 
 
-primitives.RefSwitch.not_differentiable()
+# A variable read inside a cond branch is routed by a RefSwitch; its gradient is a Switch's.
+primitives.RefSwitch.gradient(_switch_grad)
 
 
 @primitives.Exit.gradient

@@ -86,7 +86,6 @@ def control_trigger(name: Optional[str] = None) -> Any:
     return apply_op(ControlTrigger, name=name)
 
 
-RefSwitch.not_differentiable()
 LoopCond.not_differentiable()
 ControlTrigger.not_differentiable()
 
