@@ -20,23 +20,21 @@ machine, best of many runs:
   the windows are copied K-major (KH*KW long runs) and the sgemm reads them transposed
   (1.2 ms against 1.45 ms).
 
-Chunk work is claimed from a shared counter by the caller and by helpers queued on the pool, so a
-chunk never waits for a thread that may be busy: a helper that starts late finds nothing left.
+Chunks run on intra_op.ChunkRunner (the caller plus idle device-pool threads; a helper that starts
+late finds nothing left).
 Each chunk allocates its own im2col matrix (reusing per-thread buffers measured no faster).
 """
 from __future__ import annotations
 
-import itertools
-import os
-import threading
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from tensorweave.ops.conv_geometry import Geometry
+from tensorweave.ops.intra_op import ChunkRunner
 
-__all__ = ["ChunkRunner", "ConvEngine", "padded_window_source", "windows"]
+__all__ = ["ConvEngine", "padded_window_source", "windows"]
 
 # Target size of one chunk's im2col matrix: big enough that the sgemm runs near its peak,
 # small enough to stay in cache between the copy and the sgemm (measured: 2-4 MB best).
@@ -44,58 +42,6 @@ _CHUNK_BYTES = 2 << 20
 # Below this many multiply-adds a convolution runs on the calling thread: a thread hop costs
 # tens of microseconds.
 _PARALLEL_MACS = 4_000_000
-
-class ChunkRunner:
-    """Runs `fn(i)` for i in range(n) on the calling thread plus `helpers` threads of a device
-    pool. `pool_getter` is called only when help is wanted (the device pool starts lazily)."""
-
-    def __init__(self, pool_getter: Callable[[], Any], helpers: int) -> None:
-        self._pool_getter = pool_getter
-        self.helpers = max(0, helpers)
-
-    @classmethod
-    def for_kernel(cls, ctx: Any) -> "ChunkRunner":
-        """One helper per other core of the device's pool. When the session gave BLAS more than
-        one thread per kernel (intra_op_parallelism_threads > 1), BLAS already uses the cores."""
-        config = getattr(getattr(ctx, "session_state", None), "_config", None)
-        intra = getattr(config, "intra_op_parallelism_threads", 0) or 0
-        device = ctx.device
-        threads = getattr(device, "_num_threads", None) or os.cpu_count() or 1
-        helpers = 0 if intra > 1 else min(threads, os.cpu_count() or 1) - 1
-        return cls(lambda: device.thread_pool, helpers)
-
-    def run(self, n: int, fn: Callable[[int], None], parallel: bool = True) -> None:
-        helpers = min(self.helpers, n - 1) if parallel else 0
-        if helpers <= 0:
-            for i in range(n):
-                fn(i)
-            return
-        claims = itertools.count()  # next() on a count is atomic under the GIL
-        lock = threading.Lock()
-        finished = threading.Event()
-        state: list[Any] = [n, None]  # chunks not yet finished, first error
-
-        def work() -> None:
-            while True:
-                i = next(claims)
-                if i >= n:
-                    return
-                try:
-                    fn(i)
-                except BaseException as err:  # noqa: BLE001  (re-raised on the caller)
-                    state[1] = state[1] or err
-                with lock:
-                    state[0] -= 1
-                    if state[0] == 0:
-                        finished.set()
-
-        pool = self._pool_getter()
-        for _ in range(helpers):
-            pool.schedule(work)
-        work()
-        finished.wait()  # only chunks other threads are running right now remain
-        if state[1] is not None:
-            raise state[1]
 
 
 def padded_window_source(x: np.ndarray, g: Geometry, n0: int, n1: int, r0: int, r1: int,

@@ -26,7 +26,8 @@ from tensorweave.ops.array_ops import shape_error
 from tensorweave.ops.conv_geometry import (Geometry, WindowAttrs, convert_padding, get_sequence, invalid,
                                            node_window_attrs, spatial_dims, static_output_shape,
                                            to_data_format, unimplemented)
-from tensorweave.ops.conv_kernels import ChunkRunner, ConvEngine
+from tensorweave.ops.conv_kernels import ConvEngine
+from tensorweave.ops.intra_op import ChunkRunner
 
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv2d_transpose",
            "atrous_conv2d", "conv1d", "convolution"]

@@ -18,6 +18,7 @@ from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import Dimension, TensorShape, unknown_shape
+from tensorweave.ops.intra_op import ChunkRunner, MatMulSplitter
 
 __all__ = ["matmul", "matrix_inverse", "matrix_determinant", "matrix_transpose", "diag", "diag_part",
            "trace", "cholesky", "matrix_solve", "matrix_diag", "matrix_diag_part"]
@@ -134,6 +135,9 @@ def _matmul_kernel(ctx: Any) -> Callable[..., Any]:
         fast = lambda a, b: dot(a, b.T)  # noqa: E731
     else:
         fast = lambda a, b: dot(a.T, b.T)  # noqa: E731
+    split = MatMulSplitter(ChunkRunner.for_kernel(ctx))
+    if split.parts > 1 and ctx.xp is np:
+        fast = _split_large(fast, split, ta, tb)
     if _statically_checked(ctx.op, (2, 2), (0 if ta else 1, 1 if tb else 0)):
         return fast
     inner_a, inner_b = (0 if ta else 1), (1 if tb else 0)
@@ -147,6 +151,18 @@ def _matmul_kernel(ctx: Any) -> Callable[..., Any]:
             raise _invalid(f"Matrix size-incompatible: In[0]: {format_dims(a.shape)}, "
                            f"In[1]: {format_dims(b.shape)}")
         return fast(a, b)
+
+    return compute
+
+
+def _split_large(whole: Callable[..., Any], split: MatMulSplitter, ta: bool, tb: bool) -> Callable[..., Any]:
+    """Products above the splitter's size run on several threads; the rest as one BLAS call."""
+
+    def compute(a: Any, b: Any) -> Any:
+        a2, b2 = (a.T if ta else a), (b.T if tb else b)
+        if split.wants_split(a2, b2):
+            return split(a2, b2)
+        return whole(a, b)
 
     return compute
 
@@ -194,13 +210,18 @@ def _batch_matmul_kernel(ctx: Any) -> Callable[..., Any]:
     is_complex = ctx.attr("T").is_complex
     fx, fy = _adjoint_fn(xp, adj_x, is_complex), _adjoint_fn(xp, adj_y, is_complex)
     matmul = xp.matmul
+    split = MatMulSplitter(ChunkRunner.for_kernel(ctx)) if xp is np else None
 
     def compute(x: Any, y: Any) -> Any:
         # np.matmul would accept 1-D operands with vector semantics, which TF rejects.
         if x.ndim < 2 or y.ndim < 2:
             raise _batch_matmul_error(x, y, adj_x, adj_y)
+        x = x if fx is None else fx(x)
+        y = y if fy is None else fy(y)
         try:
-            return matmul(x if fx is None else fx(x), y if fy is None else fy(y))
+            if split is not None and x.shape[-1] == y.shape[-2] and split.wants_split(x, y):
+                return split(x, y)
+            return matmul(x, y)
         except ValueError:
             raise _batch_matmul_error(x, y, adj_x, adj_y) from None
 

@@ -1,8 +1,11 @@
 """Gradients of the element-wise math ops (math_ops.py), with TensorFlow's formulas.
 
 Each gradient is built from ordinary public ops, so it is itself differentiable (second
-derivatives, Hessians). Unary ops whose derivative is a function of their own output (Exp,
-Sqrt, Rsqrt, Reciprocal, Tanh, Sigmoid) use the output, as TF's *Grad kernels do. Binary ops
+derivatives, Hessians). Unary ops whose derivative is a function of their own output use the
+output, as TF's kernels do: Sigmoid, Tanh, Sqrt, Rsqrt and Reciprocal through TF's fused ops
+SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad, ReciprocalGrad(y, dy), defined here with their own
+gradients (one kernel per backward step instead of two or three element-wise ops: an LSTM cell's
+backward pass has five of them per time step). Binary ops
 that broadcast return gradients of the broadcast shape and say so with
 `registrations["broadcasts"]`; tf.gradients sums them down to each input's shape. For complex
 inputs the derivative is conjugated, as in TF. Imported at the end of math_ops.py (the
@@ -12,12 +15,17 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
+import numpy as np
+
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework.indexed_slices import IndexedSlices
+from tensorweave.framework.op_def import define_op
+from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.ops import array_ops
+from tensorweave.ops import array_ops, shape_fns
 from tensorweave.ops import math_ops as m
 from tensorweave.ops.constant_op import constant
+from tensorweave.ops.reduction_ops import register_kernel as _kernel
 
 _FLOAT_OR_COMPLEX = frozenset(_dtypes.FLOATS + _dtypes.COMPLEX)
 
@@ -88,9 +96,6 @@ for _op in (m.Less, m.LessEqual, m.Greater, m.GreaterEqual, m.Equal, m.NotEqual,
 _DERIVATIVES: dict[Any, Callable[[Any, Any], Any]] = {
     m.Abs: lambda x, y: m.sign(x),
     m.Square: lambda x, y: m.multiply(x, constant(2, dtype=x.dtype.base_dtype)),
-    m.Sqrt: lambda x, y: 0.5 / y,                       # SqrtGrad: dy * 0.5 / y
-    m.Rsqrt: lambda x, y: -0.5 * (y * y * y),          # RsqrtGrad: dy * -0.5 * y^3
-    m.Reciprocal: lambda x, y: -(y * y),                # ReciprocalGrad: -dy * y^2
     m.Exp: lambda x, y: y,
     m.Log: lambda x, y: m.reciprocal(x),
     m.Log1p: lambda x, y: m.reciprocal(1 + x),
@@ -106,8 +111,6 @@ _DERIVATIVES: dict[Any, Callable[[Any, Any], Any]] = {
     m.Asinh: lambda x, y: m.reciprocal(m.cosh(y)),
     m.Acosh: lambda x, y: m.reciprocal(m.sinh(y)),
     m.Atanh: lambda x, y: m.reciprocal(1 - m.square(x)),
-    m.Tanh: lambda x, y: 1 - y * y,                     # TanhGrad: dy * (1 - y^2)
-    m.Sigmoid: lambda x, y: y * (1 - y),                # SigmoidGrad: dy * y * (1 - y)
 }
 
 
@@ -119,6 +122,115 @@ def _register_unary(op_def: Any, derivative: Callable[[Any, Any], Any]) -> None:
 
 for _op, _derivative in _DERIVATIVES.items():
     _register_unary(_op, _derivative)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fused gradient ops (TF's SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad, ReciprocalGrad): z = dy *
+# conj(f'(y)) with f' written from the forward output y, each computed in one kernel with one
+# temporary and in the same order as the composite graph it replaces (the same float results).
+# ---------------------------------------------------------------------------------------------
+def _fused_grad_op(name: str) -> Any:
+    op = define_op(name, inputs=["y: T", "dy: T"], outputs=["z: T"],
+                   attrs=["T: {float16, float32, float64, complex64, complex128}"],
+                   shape_fn=shape_fns.merge_all_inputs)
+
+    def wrapper(y: Any, dy: Any, name: Optional[str] = None) -> Any:
+        return apply_op(op, name=name, y=y, dy=dy)
+
+    return op, wrapper
+
+
+SigmoidGrad, sigmoid_grad = _fused_grad_op("SigmoidGrad")
+TanhGrad, tanh_grad = _fused_grad_op("TanhGrad")
+SqrtGrad, sqrt_grad = _fused_grad_op("SqrtGrad")
+RsqrtGrad, rsqrt_grad = _fused_grad_op("RsqrtGrad")
+ReciprocalGrad, reciprocal_grad = _fused_grad_op("ReciprocalGrad")
+
+
+def _sigmoid_derivative(y: Any) -> Any:   # y * (1 - y)
+    t = 1 - y
+    return np.multiply(y, t, out=t)
+
+
+def _tanh_derivative(y: Any) -> Any:      # 1 - y * y
+    t = y * y
+    return np.subtract(1, t, out=t)
+
+
+def _sqrt_derivative(y: Any) -> Any:      # 0.5 / y
+    return 0.5 / y
+
+
+def _rsqrt_derivative(y: Any) -> Any:     # -0.5 * y^3
+    t = y * y
+    t *= y
+    return np.multiply(-0.5, t, out=t)
+
+
+def _reciprocal_derivative(y: Any) -> Any:  # -y^2
+    t = y * y
+    return np.negative(t, out=t)
+
+
+def _fused_kernel(derivative: Callable[[Any], Any]) -> Callable:
+    def build(ctx: Any) -> Callable:
+        conj = np.conjugate if ctx.attr("T").is_complex else None
+
+        def compute(y: Any, dy: Any) -> Any:
+            y = np.asarray(y)
+            if y.ndim == 0:  # NumPy returns scalars, not arrays, for 0-d operands: no out=
+                t = derivative(y.reshape(1)).reshape(())
+                return np.multiply(dy, t.conj() if conj is not None else t)
+            t = derivative(y)
+            if conj is not None:
+                conj(t, out=t)
+            if t.shape != np.shape(dy):  # unknown static shapes: let NumPy broadcast or raise
+                return np.multiply(dy, t)
+            return np.multiply(dy, t, out=t)
+
+        return compute
+
+    return build
+
+
+for _op, _derivative in ((SigmoidGrad, _sigmoid_derivative), (TanhGrad, _tanh_derivative),
+                         (SqrtGrad, _sqrt_derivative), (RsqrtGrad, _rsqrt_derivative),
+                         (ReciprocalGrad, _reciprocal_derivative)):
+    _kernel(_op)(_fused_kernel(_derivative))
+
+_FUSED_GRADS = {m.Sigmoid: sigmoid_grad, m.Tanh: tanh_grad, m.Sqrt: sqrt_grad, m.Rsqrt: rsqrt_grad,
+                m.Reciprocal: reciprocal_grad}
+
+
+def _register_fused(op_def: Any, fused: Callable[[Any, Any], Any]) -> None:
+    @_register(op_def)
+    def _unary_grad(op: Any, grad: Any) -> list[Any]:
+        return [fused(op.outputs[0], grad)]
+
+
+for _op, _fused in _FUSED_GRADS.items():
+    _register_fused(_op, _fused)
+
+# The fused ops' own gradients (second derivatives): z(y, dy) is linear in dy, so dz/ddy applied
+# to the incoming gradient g is the same fused op on g; dz/dy is written out below.
+_SECOND_DERIVATIVES: dict[Any, tuple[Callable, Callable[[Any, Any], Any]]] = {
+    SigmoidGrad: (sigmoid_grad, lambda y, dy: dy * (1 - 2 * y)),
+    TanhGrad: (tanh_grad, lambda y, dy: -2 * dy * y),
+    SqrtGrad: (sqrt_grad, lambda y, dy: -0.5 * dy / (y * y)),
+    RsqrtGrad: (rsqrt_grad, lambda y, dy: -1.5 * dy * (y * y)),
+    ReciprocalGrad: (reciprocal_grad, lambda y, dy: -2 * dy * y),
+}
+
+
+def _register_second(op_def: Any, fused: Callable, d_dy: Callable[[Any, Any], Any]) -> None:
+    @_register(op_def)
+    def _fused_grad_grad(op: Any, grad: Any) -> list[Any]:
+        y, dy = op.inputs
+        return [m.multiply(grad, conj(d_dy(y, dy))), fused(y, grad)]
+
+
+for _op, (_fused, _d_dy) in _SECOND_DERIVATIVES.items():
+    _register_second(_op, _fused, _d_dy)
 
 
 @_register(m.Neg)

@@ -23,6 +23,7 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.ops import shape_fns
+from tensorweave.ops.intra_op import split_binary
 from tensorweave.ops.reduction_ops import *  # noqa: F401,F403  (TF's math_ops has them too)
 from tensorweave.ops.reduction_ops import __all__ as _reduction_all
 from tensorweave.ops.reduction_ops import _dims, _invalid, broadcast_gradient_args  # noqa: F401
@@ -224,8 +225,14 @@ def _binary_op(name: str, types: str, out: str = "T", attrs: tuple = ()) -> Any:
                      attrs=[f"T: {{{types}}}", *attrs], shape_fn=shape_fns.broadcast_binary)
 
 
+def _split_large(ctx: Any, ufunc: Callable, plain: Callable) -> Callable:
+    """`plain`, with large outputs computed in blocks over the device's threads."""
+    return split_binary(ctx, ufunc, plain, lambda xs, ys: _invalid(
+        f"Incompatible shapes: {_dims(xs)} vs. {_dims(ys)}"))
+
+
 def _ufunc_kernel(op: Any, ufunc: str, fold: bool = False) -> None:
-    _kernel(op)(lambda ctx: _guard_broadcast(ctx, getattr(ctx.xp, ufunc)))
+    _kernel(op)(lambda ctx: _split_large(ctx, getattr(ctx.xp, ufunc), _guard_broadcast(ctx, getattr(ctx.xp, ufunc))))
     if fold:
         op.registrations["constant_value"] = _fold(getattr(np, ufunc))
 
@@ -284,7 +291,7 @@ for _op, _ufunc, _folds in ((Add, "add", True), (AddV2, "add", True), (Sub, "sub
     _ufunc_kernel(_op, _ufunc, _folds)
 # RealDiv has no integer kernels in TF either: tf.truediv casts integers to floats first.
 _kernel(RealDiv, dtypes=_dtypes.FLOATS + _dtypes.COMPLEX)(
-    lambda ctx: _guard_broadcast(ctx, ctx.xp.true_divide))
+    lambda ctx: _split_large(ctx, ctx.xp.true_divide, _guard_broadcast(ctx, ctx.xp.true_divide)))
 FloorDiv.registrations["constant_value"] = _fold(np.floor_divide)
 FloorMod.registrations["constant_value"] = _fold(np.remainder)
 

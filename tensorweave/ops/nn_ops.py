@@ -27,6 +27,7 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import array_ops, linalg_ops, math_ops, random_ops, shape_fns
 from tensorweave.ops.array_ops import shape_error
+from tensorweave.ops.intra_op import ElementwiseSplitter, split_binary
 from tensorweave.ops.math_ops import sigmoid, tanh  # noqa: F401  (tf.nn.sigmoid, tf.nn.tanh)
 from tensorweave.ops.reduction_ops import register_kernel as _kernel
 
@@ -76,10 +77,26 @@ def _typed(ctx: Any, value: float) -> Any:
     return np.asarray(value, dtype=ctx.output_dtypes[0].as_numpy_dtype)
 
 
+def _split_unary(ctx: Any, plain: Callable, block: Callable) -> Callable:
+    """`plain(x)`, with large inputs computed by `block(out, x)` in blocks over the device's
+    threads (intra_op.ElementwiseSplitter)."""
+    split = ElementwiseSplitter.for_kernel(ctx)
+    if split is None:
+        return plain
+    dtype = ctx.output_dtypes[0].as_numpy_dtype
+
+    def compute(x: Any) -> Any:
+        if not split.wants_split(np.size(x), np.shape(x)):
+            return plain(x)
+        return split.run(block, x.shape, dtype, x)
+
+    return compute
+
+
 @_kernel(Relu)
 def _relu_kernel(ctx: Any) -> Callable:
     maximum, zero = ctx.xp.maximum, _zero(ctx)
-    return lambda x: maximum(x, zero)
+    return _split_unary(ctx, lambda x: maximum(x, zero), lambda out, x: maximum(x, zero, out=out))
 
 
 @_kernel(ReluGrad)
@@ -87,7 +104,17 @@ def _relu_grad_kernel(ctx: Any) -> Callable:
     multiply, greater, zero = ctx.xp.multiply, ctx.xp.greater, _zero(ctx)
     # A product with the mask, as TF's kernel (an inf gradient on an off unit gives NaN there
     # too); several times faster than a select in NumPy.
-    return lambda g, x: multiply(g, greater(x, zero))
+    plain = lambda g, x: multiply(g, greater(x, zero))  # noqa: E731
+    split = ElementwiseSplitter.for_kernel(ctx)
+    if split is None:
+        return plain
+
+    def compute(g: Any, x: Any) -> Any:
+        if np.shape(g) != np.shape(x) or not split.wants_split(np.size(g), np.shape(g)):
+            return plain(g, x)
+        return split.run(lambda out, gb, xb: multiply(gb, greater(xb, zero), out=out), g.shape, g.dtype, g, x)
+
+    return compute
 
 
 @_kernel(Relu6)
@@ -339,13 +366,14 @@ def _bias_add_kernel(ctx: Any) -> Callable:
     add, data_format = ctx.xp.add, ctx.attr("data_format")
     static_ok = all(t.shape.is_fully_defined() for t in ctx.op.inputs)  # shape fn checked them
     if data_format == "NHWC":
+        large = split_binary(ctx, add, add, lambda xs, ys: _invalid(f"Incompatible shapes: {xs} vs. {ys}"))
         if static_ok:
-            return add
+            return large
 
         def compute(x: Any, b: Any) -> Any:
             if b.ndim != 1 or x.ndim < 2 or x.shape[-1] != b.shape[0]:
                 _bias_add_check(x, b, data_format)
-            return add(x, b)
+            return large(x, b)
 
         return compute
 
@@ -373,14 +401,25 @@ BiasAddGrad = define_op("BiasAddGrad", inputs=["out_backprop: T"], outputs=["out
 @_kernel(BiasAddGrad)
 def _bias_add_grad_kernel(ctx: Any) -> Callable:
     data_format = ctx.attr("data_format")
+    # Channels last, float or complex: a BLAS gemv of a ones vector with the [rows, channels]
+    # matrix reads the gradient once at memory speed; NumPy's sum over axis 0 ran 4x slower on
+    # [50176, 32] float32 (0.83 against 0.19 ms), with a similar rounding error.
+    blas = data_format == "NHWC" and ctx.xp is np and np.dtype(ctx.attr("T").as_numpy_dtype).kind in "fc"
+    ones: list[Any] = [None]
 
     def compute(g: Any) -> Any:
         if g.ndim < _min_rank(data_format):
             raise _invalid(f"Input tensor must be at least {_min_rank(data_format)}D: {list(g.shape)}")
         axis = _channel_axis(data_format, g.ndim)
+        if blas and g.size:
+            rows = g.size // g.shape[-1]
+            vector = ones[0]  # one read: concurrent steps may swap in another size
+            if vector is None or vector.shape[0] != rows:
+                vector = ones[0] = np.ones(rows, g.dtype)
+            return np.dot(vector, g.reshape(rows, g.shape[-1]))
         if g.ndim == 2 and axis == 1:
-            return g.sum(axis=0)
-        return g.sum(axis=tuple(i for i in range(g.ndim) if i != axis))
+            return g.sum(axis=0, dtype=g.dtype)  # NumPy would widen small ints to int64
+        return g.sum(axis=tuple(i for i in range(g.ndim) if i != axis), dtype=g.dtype)
 
     return compute
 

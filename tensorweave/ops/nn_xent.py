@@ -22,6 +22,7 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import array_ops, math_ops
 from tensorweave.ops.array_ops import shape_error
+from tensorweave.ops.intra_op import ChunkRunner, split_bounds
 from tensorweave.ops.nn_grad import register
 from tensorweave.ops.nn_ops import log_softmax, relu, softmax
 from tensorweave.ops.reduction_ops import register_kernel as _kernel
@@ -76,8 +77,32 @@ SparseSoftmaxCrossEntropyWithLogits = define_op(
     shape_fn=_sparse_xent_shape)
 
 
+# Above this many logits the rows are split across the device's threads (exp dominates: on
+# [400, 10000] float32, 4.6 ms on one thread, 2.9 ms on two, quiet 2-core machine); below it
+# one pass over the whole batch, as a thread hop costs more.
+_PARALLEL_LOGITS = 1 << 18
+_CHUNKS_PER_THREAD = 4  # small row blocks balance a helper that starts late
+
+
+class _RowSplitter:
+    """Runs `fn(r0, r1)` over blocks of rows: on the caller alone for small batches, otherwise
+    over a ChunkRunner (each block's passes then also stay in cache)."""
+
+    def __init__(self, ctx: Any) -> None:
+        self.runner = ChunkRunner.for_kernel(ctx, uses_blas=False) if ctx.xp is np else None
+
+    def run(self, rows: int, cols: int, fn: Callable[[int, int], None]) -> None:
+        runner = self.runner
+        if runner is None or not runner.helpers or rows < 2 or rows * cols < _PARALLEL_LOGITS:
+            fn(0, rows)
+            return
+        bounds = split_bounds(rows, min(rows, (runner.helpers + 1) * _CHUNKS_PER_THREAD))
+        runner.run(len(bounds) - 1, lambda i: fn(bounds[i], bounds[i + 1]))
+
+
 def _softmax_parts(xp: Any, logits: Any) -> tuple[Any, Any]:
-    """(logits - max, exp of that / its row sum): the log-sum-exp shift keeps exp finite."""
+    """(logits - max, exp of that / its row sum): the log-sum-exp shift keeps exp finite.
+    The array-namespace form, for devices other than NumPy's."""
     shifted = logits - logits.max(axis=1, keepdims=True)
     probs = xp.exp(shifted)
     sums = probs.sum(axis=1, keepdims=True)
@@ -87,10 +112,38 @@ def _softmax_parts(xp: Any, logits: Any) -> tuple[Any, Any]:
     return shifted, probs
 
 
+def _dense_rows(logits: np.ndarray, labels: np.ndarray, loss: np.ndarray, backprop: np.ndarray) -> None:
+    """Rows of SoftmaxCrossEntropyWithLogits written into `loss` and `backprop`, with the
+    operations (and so the rounding) of `_softmax_parts`, but one temporary per block."""
+    shifted = np.subtract(logits, logits.max(axis=1, keepdims=True))
+    np.exp(shifted, out=backprop)
+    sums = backprop.sum(axis=1, keepdims=True)
+    backprop /= sums
+    shifted -= np.log(sums)  # log_softmax
+    np.negative(np.einsum("ij,ij->i", labels, shifted), out=loss)
+    backprop -= labels
+
+
+def _sparse_rows(logits: np.ndarray, labels: np.ndarray, loss: np.ndarray, backprop: np.ndarray) -> None:
+    """Rows of SparseSoftmaxCrossEntropyWithLogits: the shifted logits go straight into
+    `backprop` and become the probabilities there in place; the loss only needs the label's
+    shifted logit and the log of the row sum (log(sum) - shifted[label] = -log_softmax[label])."""
+    np.subtract(logits, logits.max(axis=1, keepdims=True), out=backprop)
+    rows = np.arange(logits.shape[0])
+    picked = backprop[rows, labels]
+    np.exp(backprop, out=backprop)
+    sums = backprop.sum(axis=1, keepdims=True)
+    np.log(sums[:, 0], out=loss)
+    loss -= picked
+    backprop /= sums
+    backprop[rows, labels] -= 1
+
+
 @_kernel(SoftmaxCrossEntropyWithLogits)
 def _xent_kernel(ctx: Any) -> Callable:
     xp = ctx.xp
     checked = all(t.shape.is_fully_defined() for t in ctx.op.inputs)
+    splitter = _RowSplitter(ctx)
 
     def compute(logits: Any, labels: Any) -> tuple[Any, Any]:
         if not checked and (logits.ndim != 2 or logits.shape != labels.shape):
@@ -98,10 +151,14 @@ def _xent_kernel(ctx: Any) -> Callable:
                            f"labels_size={list(labels.shape)}")
         if logits.shape[1] == 0:
             return xp.zeros(logits.shape[0], logits.dtype), xp.zeros_like(logits)
-        log_probs, probs = _softmax_parts(xp, logits)
-        loss = -xp.einsum("ij,ij->i", labels, log_probs)
-        probs -= labels
-        return loss, probs
+        if xp is not np:
+            log_probs, probs = _softmax_parts(xp, logits)
+            probs -= labels
+            return -xp.einsum("ij,ij->i", labels, log_probs), probs
+        loss, backprop = np.empty(logits.shape[0], logits.dtype), np.empty(logits.shape, logits.dtype)
+        splitter.run(logits.shape[0], logits.shape[1], lambda r0, r1: _dense_rows(
+            logits[r0:r1], labels[r0:r1], loss[r0:r1], backprop[r0:r1]))
+        return loss, backprop
 
     return compute
 
@@ -115,6 +172,7 @@ def _bad_label(labels: Any, classes: int) -> None:
 @_kernel(SparseSoftmaxCrossEntropyWithLogits)
 def _sparse_xent_kernel(ctx: Any) -> Callable:
     xp = ctx.xp
+    splitter = _RowSplitter(ctx)
 
     def compute(logits: Any, labels: Any) -> tuple[Any, Any]:
         if logits.ndim != 2 or labels.ndim != 1 or labels.shape[0] != logits.shape[0]:
@@ -125,11 +183,15 @@ def _sparse_xent_kernel(ctx: Any) -> Callable:
             _bad_label(labels, classes)
         if classes == 0:
             return xp.zeros(batch, logits.dtype), xp.zeros_like(logits)
-        log_probs, probs = _softmax_parts(xp, logits)
-        rows = xp.arange(batch)
-        loss = -log_probs[rows, labels]
-        probs[rows, labels] -= 1
-        return loss, probs
+        if xp is not np:
+            log_probs, probs = _softmax_parts(xp, logits)
+            rows = xp.arange(batch)
+            probs[rows, labels] -= 1
+            return -log_probs[rows, labels], probs
+        loss, backprop = np.empty(batch, logits.dtype), np.empty(logits.shape, logits.dtype)
+        splitter.run(batch, classes, lambda r0, r1: _sparse_rows(
+            logits[r0:r1], labels[r0:r1], loss[r0:r1], backprop[r0:r1]))
+        return loss, backprop
 
     return compute
 

@@ -15,7 +15,8 @@ from typing import Callable, Iterator, Optional
 import numpy as np
 
 from tensorweave.ops.conv_geometry import Geometry
-from tensorweave.ops.conv_kernels import ChunkRunner, padded_window_source
+from tensorweave.ops.conv_kernels import padded_window_source
+from tensorweave.ops.intra_op import ChunkRunner
 
 __all__ = ["PoolPlan"]
 

@@ -26,8 +26,8 @@ from tensorweave.ops.array_ops import shape_error
 from tensorweave.ops.conv_geometry import (Geometry, WindowAttrs, convert_padding, get_sequence, invalid,
                                            node_window_attrs, spatial_dims, static_output_shape,
                                            unimplemented, window_attrs)
-from tensorweave.ops.conv_kernels import ChunkRunner
 from tensorweave.ops.conv_ops import LayoutIO, PlanCache, format_dims, sizes_shape, with_rank4
+from tensorweave.ops.intra_op import ChunkRunner
 from tensorweave.ops.pooling_kernels import PoolPlan
 
 __all__ = ["max_pool", "max_pool2d", "max_pool_v2", "avg_pool", "avg_pool2d"]
@@ -145,7 +145,7 @@ class _NodePools:
         self.io = LayoutIO(self.data_format, ctx.output_dtypes[0].as_numpy_dtype)
         self.attrs = None if v2 else _checked(node_window_attrs(ctx.attr, self.op_type, invalid, names))
         self.kind = kind
-        self.runner = ChunkRunner.for_kernel(ctx)
+        self.runner = ChunkRunner.for_kernel(ctx, uses_blas=False)
         self.plans = PlanCache(self._make)
 
     def _make(self, shape: tuple[int, ...], ksize: Optional[tuple[int, ...]],

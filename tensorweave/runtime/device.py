@@ -66,6 +66,11 @@ class Device:
         self._pool_lock = threading.Lock()
 
     @property
+    def num_threads(self) -> int:
+        """Threads of this device's pool; kernels size their intra-op helpers by it too."""
+        return self._num_threads
+
+    @property
     def thread_pool(self) -> ThreadPool:
         if self._pool is None:  # started lazily: most steps never leave the caller's thread
             with self._pool_lock:

@@ -11,6 +11,11 @@ frame's state is released when no work is outstanding in it.
 Cheap kernels run inline on the thread that made them ready; expensive ones go to the
 device's thread pool when other work is ready too. Asynchronous kernels get a `done`
 continuation and hold no thread while they wait.
+
+A step's overhead is Python, so the run loop works from precomputed tables
+(executor_tables.py): each node's kind picks its path with one comparison, a tagged node is
+a plain tuple (node row, iteration state, is_dead), and an iteration holds slots only for
+its own frame's nodes.
 """
 from __future__ import annotations
 
@@ -18,12 +23,23 @@ import collections
 import threading
 from typing import Any, Optional
 
+import numpy as np
+
 from tensorweave.framework import errors
 from tensorweave.runtime import kernel_errors
+from tensorweave.runtime.executor_tables import (
+    ASYNC, ASYNC_TRANSFER, CONTROL_FLOW_KINDS, CONTROL_TRIGGER, ENTER, EXIT, EXPENSIVE, KERNEL,
+    KERNEL_KINDS, MERGE, NEXT_ITERATION, SINK, SWITCH, TRANSFER, ExecutorTables,
+    FrameLayout)
 from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables
 from tensorweave.runtime.step_context import DEAD, StepContext
+from tensorweave.runtime.thread_pool import Wakeup
 
-import numpy as np
+# (node row, iteration state, is_dead): a node instance in the ready queue.
+TaggedNode = tuple
+
+_MERGE_INDICES = tuple(np.int32(i) for i in range(64))  # a Merge's value_index output
+_RETURNED = object()  # marks that an asynchronous kernel's call returned before its `done`
 
 
 class _Nesting(threading.local):
@@ -34,32 +50,63 @@ _nesting = _Nesting()
 _MAX_INLINE_NESTING = 8
 
 
+def merge_outputs(inputs: list[Any]) -> tuple:
+    """A live Merge forwards its first live input and that input's index."""
+    for index, value in enumerate(inputs):
+        if value is not None and value is not DEAD:
+            return (value, _MERGE_INDICES[index] if index < 64 else np.int32(index))
+    return (DEAD, DEAD)  # a Merge without data inputs
+
+
 class IterationState:
-    """Input slots, pending counts and dead counts of one iteration of one frame."""
+    """Input slots, pending counts and dead counts of one iteration of one frame, sized by
+    the frame's layout (its own nodes only)."""
 
-    __slots__ = ("input_tensors", "pending", "dead_count", "outstanding_ops", "outstanding_frames")
+    __slots__ = ("input_tensors", "pending", "dead_count", "outstanding_ops", "outstanding_frames",
+                 "frame", "iteration", "step_view", "children")
 
-    def __init__(self, tables: PartitionTables, pending_init: list[int]) -> None:
-        self.input_tensors: list[Any] = [None] * tables.total_inputs
-        self.pending = list(pending_init)
-        self.dead_count = [0] * len(pending_init)
+    def __init__(self, template: "IterationTemplate", frame: "FrameState", iteration: int,
+                 step_view: Optional[StepContext]) -> None:
+        self.input_tensors: list[Any] = template.input_tensors.copy()
+        self.pending = template.pending.copy()
+        self.dead_count = template.dead_count.copy()
         self.outstanding_ops = 0
         self.outstanding_frames = 0
+        self.frame = frame
+        self.iteration = iteration
+        self.step_view = step_view  # the step as kernels here see it (created when first needed)
+        self.children: Optional[dict[str, FrameState]] = None  # child frames by name
+
+
+class IterationTemplate:
+    """What a new iteration of a frame starts from: the layout's initial pending counts, with
+    the loop invariants (values of constant Enters) already delivered, and the nodes those
+    invariants alone make ready. Built once per frame execution, copied per iteration."""
+
+    __slots__ = ("input_tensors", "pending", "dead_count", "ready")
+
+    def __init__(self, layout: FrameLayout) -> None:
+        self.input_tensors: list[Any] = [None] * layout.num_inputs
+        self.pending = layout.pending_init
+        self.dead_count = [0] * layout.num_nodes
+        self.ready: list[tuple[NodeItem, bool]] = []
 
 
 class FrameState:
-    """One execution of a loop: a child frame of (parent frame, parent iteration)."""
+    """One execution of a loop: a child frame of one iteration of its parent frame."""
 
-    __slots__ = ("frame_id", "name", "parent", "parent_iter", "iterations", "iteration_count",
+    __slots__ = ("frame_id", "name", "parent_state", "layout", "iterations", "iteration_count",
                  "outstanding_iterations", "max_parallel", "pending_enters", "loop_invariants",
-                 "deferred_next", "dead_exits", "live_exits")
+                 "deferred_next", "dead_exits", "live_exits", "template")
 
-    def __init__(self, frame_id: str, name: str, parent: Optional["FrameState"], parent_iter: int,
-                 max_parallel: int, pending_enters: int) -> None:
+    def __init__(self, frame_id: str, name: str, parent_state: Optional[IterationState],
+                 layout: FrameLayout, max_parallel: int, pending_enters: int) -> None:
         self.frame_id = frame_id
         self.name = name
-        self.parent = parent
-        self.parent_iter = parent_iter
+        self.parent_state = parent_state
+        self.layout = layout
+        # Live iterations by number; inserted in increasing order and released from the lowest,
+        # so the first key is always the oldest live iteration.
         self.iterations: dict[int, IterationState] = {}
         self.iteration_count = 0
         self.outstanding_iterations = 1
@@ -71,128 +118,300 @@ class FrameState:
         # (when the whole loop is dead) once the frame is done.
         self.dead_exits: dict[int, NodeItem] = {}
         self.live_exits: set[int] = set()
-
-
-class TaggedNode:
-    __slots__ = ("item", "frame", "iteration", "is_dead")
-
-    def __init__(self, item: NodeItem, frame: FrameState, iteration: int, is_dead: bool) -> None:
-        self.item = item
-        self.frame = frame
-        self.iteration = iteration
-        self.is_dead = is_dead
+        self.template: Optional[IterationTemplate] = None  # with the invariants so far
 
 
 class ExecutorState:
     """One step of one partition through the dataflow executor."""
 
-    def __init__(self, tables: PartitionTables, device: Any, step: StepContext,
-                 pending_init: list[int]) -> None:
+    def __init__(self, executor: "DataflowExecutor", step: StepContext) -> None:
+        tables = executor.tables
         self.tables = tables
-        self.device = device
+        self.device = executor.device
         self.step = step
-        self.pending_init = pending_init
         self.lock = threading.Lock()
-        self.done_event = threading.Event()
+        self.done_event: Optional[Wakeup] = None  # created only if someone must wait
+        self.finished = False
         self.num_outstanding = 0
         self.error: Optional[BaseException] = None
-        self.results: list[Any] = [None] * len(tables.fetch_items)
-        self.fetch_index = {nid: i for i, nid in enumerate(tables.fetch_items)}
-        self.root = FrameState("", "", None, 0, 1, 0)
-        self.root.iterations[0] = IterationState(tables, pending_init)
-        self.frames: dict[str, FrameState] = {}
+        # Threads that may touch this step's tables: each thread in a run loop of this state,
+        # and each asynchronous kernel still to call `done`, holds one count. A thread that
+        # holds the only count propagates without the lock: nobody else can start running
+        # this step's nodes except through it.
+        self.runners = 1
+        self.results: list[Any] = [None] * tables.num_fetches
+        self.root = FrameState("", "", None, tables.root_layout, 1, 0)
+        self.root_state = self.root.iterations[0] = IterationState(tables.root_layout.template, self.root, 0, step)
         # Small multi-partition steps continue received values on the sending thread (a thread
         # hop would cost more than the work); others on the receiving device's pool.
         self.inline_continuations = False
+        # Multi-partition steps on the threaded path: continuations go to the caller's thread
+        # (which would otherwise only wait), and to the pool where they may be expensive.
+        self.helpers: Optional[CallerHelp] = None
 
     # -- the run loop ---------------------------------------------------------------------------
     def start(self) -> None:
-        items = self.tables.items
-        root_iter = self.root.iterations[0]
-        ready = [TaggedNode(items[nid], self.root, 0, False) for nid in self.tables.roots]
-        root_iter.outstanding_ops = len(ready)
-        self.num_outstanding = len(ready)
+        root_state = self.root_state
+        ready = collections.deque([(item, root_state, False) for item in self.tables.roots])
+        root_state.outstanding_ops = self.num_outstanding = len(ready)
         if not ready:
-            self.done_event.set()
+            self.runners = 0
+            self.complete()
             return
-        self.run_ready(collections.deque(ready))
+        self.run_ready(ready)
 
     def run_ready(self, ready: "collections.deque[TaggedNode]") -> None:
+        """Runs ready nodes until none is left here; the calling thread holds a runner count,
+        released at the end."""
+        try:
+            self.run_nodes(ready)
+        finally:
+            self.release_runner()
+
+    def run_nodes(self, ready: "collections.deque[TaggedNode]") -> None:
+        """Cheap synchronous kernels, Switches and Merges with live inputs (most nodes) run
+        inline, and when this thread runs the step alone they propagate their outputs inline
+        too; every other node goes through `process` and `finish_node`."""
+        popleft = ready.popleft
+        while ready:
+            tagged = popleft()
+            item, state, is_dead = tagged
+            kind = item.kind
+            if kind > MERGE or is_dead or self.error is not None:
+                if kind == NEXT_ITERATION or kind == EXIT:
+                    self.run_loop_edge(item, state, is_dead, ready)
+                    continue
+                if kind == EXPENSIVE and ready and not is_dead:
+                    self.hand_to_pool(tagged)  # other work is ready here: keep going inline
+                    continue
+                outputs = self.process(tagged)
+                if outputs is not None:  # None: asynchronous, its continuation propagates later
+                    self.finish_node(tagged, outputs, ready)
+                continue
+            inputs = state.input_tensors
+            start, end = item.slot, item.slot_end
+            args = inputs[start:end]
+            inputs[start:end] = item.cleared_inputs  # the kernel owns its inputs now
+            if kind == SWITCH:
+                outputs = (DEAD, args[0]) if args[1] else (args[0], DEAD)
+            elif kind == MERGE:
+                outputs = merge_outputs(args)
+            else:
+                try:
+                    if kind == KERNEL:
+                        result = item.compute(*args)
+                    else:
+                        result = item.compute(state.step_view or self.step_view(state), *args)
+                except Exception as err:  # noqa: BLE001  (becomes the step's error)
+                    self.record_error(kernel_errors.annotate(err, item.op))
+                    self.finish_node(tagged, item.dead_outputs, ready)
+                    continue
+                n = item.num_outputs
+                outputs = (result,) if n == 1 else tuple(result) if n else ()
+            if self.runners != 1:
+                with self.lock:
+                    self.propagate_live(item, state, outputs, ready)
+                continue
+            # propagate_live, inlined: this thread runs the step alone, so no lock
+            before = len(ready)
+            pending, dead_count = state.pending, state.dead_count
+            for dst_item, dst, slot, port in item.plain_edges:
+                if slot >= 0:
+                    value = inputs[slot] = outputs[port]
+                    if value is DEAD:  # an untaken Switch output
+                        dead_count[dst] += 1
+                count = pending[dst] - 1
+                pending[dst] = count
+                if not count:
+                    ready.append((dst_item, state, dead_count[dst] > 0))
+            if item.merge_edges:
+                self.activate_merges(item, outputs, False, state, ready)
+            added = len(ready) - before - 1
+            state.outstanding_ops += added
+            if not state.outstanding_ops and state.frame is not self.root:
+                self.finish_iteration_work(state, ready, before)
+            elif added:
+                self.num_outstanding += added
+                if not self.num_outstanding:
+                    self.complete()
+
+    def run_loop_edge(self, item: NodeItem, state: IterationState, is_dead: bool,
+                      ready: "collections.deque[TaggedNode]") -> None:
+        """NextIteration and Exit (each runs once per iteration): `process` and `finish_node`
+        for them, without the checks they do not need."""
+        inputs = state.input_tensors
+        value = inputs[item.slot]
+        inputs[item.slot:item.slot_end] = item.cleared_inputs
+        if is_dead or self.error is not None:
+            outputs, is_dead = item.dead_outputs, True
+        else:
+            outputs = (value,)
+        if self.runners != 1:
+            with self.lock:
+                self.propagate(item, outputs, is_dead, state, ready)
+            return
+        before = len(ready)
+        if item.kind == EXIT:
+            self.propagate_exit(item, outputs, is_dead, state, ready)
+        elif not is_dead:
+            self.propagate_next_iteration(item, outputs, False, state, ready)
+        state.outstanding_ops -= 1
+        self.finish_iteration_work(state, ready, before)
+
+    def hand_to_pool(self, tagged: TaggedNode) -> None:
+        self.add_runner()
+        self.device.thread_pool.schedule(self.run_ready, collections.deque([tagged]))
+
+    def add_runner(self) -> None:
+        if self.runners == 1:
+            self.runners = 2  # the caller holds the only count: nobody else can change it
+        else:
+            with self.lock:
+                self.runners += 1
+
+    def release_runner(self) -> None:
+        if self.runners == 1:
+            self.runners = 0
+        else:
+            with self.lock:
+                self.runners -= 1
+
+    def complete(self) -> None:
+        """No node is ready or running any more: wake the waiter, if there is one."""
+        with self.lock:
+            self.finished = True
+            event = self.done_event
+        if event is not None:
+            event.set()
+
+    def run_each(self, ready: "collections.deque[TaggedNode]") -> None:
+        """`run_nodes` with every node through `process` and `finish_node` (for subclasses that
+        watch each node, such as the tracing executor)."""
         while ready:
             tagged = ready.popleft()
-            item = tagged.item
-            if item.expensive and ready and not tagged.is_dead:
-                # Other work is ready here: hand this kernel to the pool, keep going inline.
-                self.device.thread_pool.schedule(self.run_ready, collections.deque([tagged]))
+            if tagged[0].kind == EXPENSIVE and ready and not tagged[2]:
+                self.hand_to_pool(tagged)
                 continue
             outputs = self.process(tagged)
-            if outputs is None:  # asynchronous: its continuation propagates later
-                continue
-            self.finish_node(tagged, outputs, ready)
+            if outputs is not None:
+                self.finish_node(tagged, outputs, ready)
 
-    def process(self, tagged: TaggedNode) -> Optional[list[Any]]:
-        """Runs the node's kernel (or control-flow rule); returns its outputs, DEAD where dead."""
-        item = tagged.item
+    def process(self, tagged: TaggedNode) -> Optional[tuple]:
+        """Runs any node's kernel (or control-flow rule); returns its outputs, DEAD where dead,
+        or None when an asynchronous kernel will finish later."""
+        item, state, is_dead = tagged
         if self.error is not None:
-            return [DEAD] * item.num_outputs
-        iteration = tagged.frame.iterations[tagged.iteration]
-        start = item.input_start
-        inputs = iteration.input_tensors[start:start + item.num_inputs]
-        if item.control_flow is not None:
-            return self.control_flow_outputs(tagged, inputs)
-        if tagged.is_dead:
-            if not item.is_transfer:
-                return [DEAD] * item.num_outputs
-            # Send runs to pass the deadness on; a Recv's output is dead only if what it
-            # receives is (its control inputs may be dead while the value is live).
-            tagged.is_dead = item.num_outputs == 0
-        for i in range(item.num_inputs):
-            iteration.input_tensors[start + i] = None  # the kernel owns its inputs now
+            return item.dead_outputs
+        kind = item.kind
+        if kind in CONTROL_FLOW_KINDS:
+            return self.control_flow_outputs(item, state, is_dead)
+        if is_dead and kind in KERNEL_KINDS:
+            return item.dead_outputs
+        # Transfers run even when dead: Send passes the deadness on, and a Recv's output is dead
+        # only if what it receives is (its control inputs may be dead while the value is live).
+        inputs = state.input_tensors
+        args = inputs[item.slot:item.slot_end]
+        inputs[item.slot:item.slot_end] = item.cleared_inputs
+        if kind == SINK:
+            return (args[0],)  # finish_node stores it in the results
         try:
-            if item.is_async:
-                return self.start_async(tagged, inputs)
-            if item.needs_step:
-                result = item.compute(self.step.at(tagged.frame.frame_id, tagged.iteration), *inputs)
+            if kind == ASYNC or kind == ASYNC_TRANSFER:
+                return self.start_async(tagged, args)
+            if kind == KERNEL or (kind == EXPENSIVE and not item.needs_step):
+                result = item.compute(*args)
             else:
-                result = item.compute(*inputs)
+                result = item.compute(state.step_view or self.step_view(state), *args)
         except Exception as err:  # noqa: BLE001  (becomes the step's error)
             self.record_error(kernel_errors.annotate(err, item.op))
-            return [DEAD] * item.num_outputs
-        if item.num_outputs == 1:
-            return [result]
-        return list(result) if item.num_outputs else []
+            return item.dead_outputs
+        n = item.num_outputs
+        return (result,) if n == 1 else tuple(result) if n else ()
 
-    def start_async(self, tagged: TaggedNode, inputs: list[Any]) -> Optional[list[Any]]:
-        item = tagged.item
-        sync: list[Any] = []
-        in_call = [True]
+    def step_view(self, state: IterationState) -> StepContext:
+        """The step as kernels running in this (frame, iteration) see it; one per iteration."""
+        view = state.step_view
+        if view is None:
+            view = state.step_view = self.step.at(state.frame.frame_id, state.iteration)
+        return view
+
+    def start_async(self, tagged: TaggedNode, args: list[Any]) -> Optional[tuple]:
+        """Calls an asynchronous kernel. If its `done` runs before the call returns (the value
+        was ready) the outputs are returned here and the run loop goes on; otherwise `done`
+        propagates them later, on whichever thread calls it. Until then the kernel holds a
+        runner count."""
+        item, state, _ = tagged
+        box: list[Any] = []  # appends are atomic: whichever of call and `done` comes first wins
 
         def done(result: Any) -> None:
-            if isinstance(result, BaseException):
-                self.record_error(kernel_errors.annotate(result, item.op))
-                outputs = [DEAD] * item.num_outputs
-            else:
-                outputs = [result] if item.num_outputs == 1 else list(result)
-            if in_call[0]:
-                sync.append(outputs)
-                return
-            continuation: collections.deque = collections.deque()
-            self.finish_node(tagged, outputs, continuation)
+            box.append(result)
+            if box[0] is _RETURNED:
+                self.finish_async(tagged, result)
+            # otherwise it completed during the call: the caller takes the result
+
+        self.add_runner()
+        try:
+            item.compute(state.step_view or self.step_view(state), done, *args)
+        except BaseException:
+            self.release_runner()
+            raise
+        box.append(_RETURNED)
+        first = box[0]
+        if first is _RETURNED:
+            return None
+        self.release_runner()
+        return self.async_outputs(item, first)
+
+    def async_outputs(self, item: NodeItem, result: Any) -> tuple:
+        """What an asynchronous kernel passed to `done`: its outputs, or an exception."""
+        if isinstance(result, BaseException):
+            self.record_error(kernel_errors.annotate(result, item.op))
+            return item.dead_outputs
+        return (result,) if item.num_outputs == 1 else tuple(result)
+
+    def finish_async(self, tagged: TaggedNode, result: Any) -> None:
+        """An asynchronous kernel completed after its call returned: propagates its outputs on
+        this thread, which takes over the kernel's runner count."""
+        continuation: collections.deque = collections.deque()
+        try:
+            self.finish_node(tagged, self.async_outputs(tagged[0], result), continuation)
+        finally:
             if continuation:
                 self.resume(continuation)
+            else:
+                self.release_runner()
 
-        item.compute(self.step.at(tagged.frame.frame_id, tagged.iteration), done, *inputs)
-        in_call[0] = False
-        return sync[0] if sync else None
+    def take_over(self, executed: list[tuple[NodeItem, tuple]], waiting: NodeItem,
+                  not_run: Any) -> "collections.deque[TaggedNode]":
+        """Continues a step the straight-line path began: it ran `executed` (in order, each
+        with its outputs) and then called `waiting`, an asynchronous kernel that has not
+        completed. Delivers those outputs as the run loop would have and returns the nodes
+        now ready; `not_run(item)` tells which of them the straight-line path has not run.
+        The caller runs them (run_ready), and hands the kernel's completion to
+        `finish_async((waiting, root_state, False), result)`."""
+        root = self.root_state
+        made_ready = collections.deque([(item, root, False) for item in self.tables.roots])
+        for item, outputs in executed:
+            self.activate(item, outputs, False, root, made_ready)
+        ready = collections.deque(t for t in made_ready if t[0] is not waiting and not_run(t[0]))
+        root.outstanding_ops = self.num_outstanding = len(ready) + 1
+        self.runners = 2  # this thread, and the waiting kernel
+        return ready
 
     def resume(self, continuation: "collections.deque[TaggedNode]") -> None:
-        """Runs the work an asynchronous kernel's completion made ready."""
+        """Runs the work an asynchronous kernel's completion made ready (the caller's runner
+        count goes with it)."""
         if self.inline_continuations and _nesting.depth < _MAX_INLINE_NESTING:
             _nesting.depth += 1  # bounded: partitions that keep handing values back and forth
             try:
                 self.run_ready(continuation)
             finally:
                 _nesting.depth -= 1
+        elif self.helpers is not None:
+            task = Continuation(self, continuation)
+            self.helpers.post(task)
+            if self.tables.tables.num_expensive:
+                # Work worth a thread of its own: a pool thread may start it before the caller.
+                self.device.thread_pool.schedule(task.run)
         else:
             self.device.thread_pool.schedule(self.run_ready, continuation)
 
@@ -203,146 +422,217 @@ class ExecutorState:
         self.step.cancel(err)
 
     # -- control flow ---------------------------------------------------------------------------
-    def control_flow_outputs(self, tagged: TaggedNode, inputs: list[Any]) -> list[Any]:
-        kind = tagged.item.control_flow
-        if kind == "control_trigger":
-            return []
-        if kind == "merge":
-            if tagged.is_dead:
-                return [DEAD, DEAD]
-            for index, value in enumerate(inputs):
-                if value is not None and value is not DEAD:
-                    return [value, np.int32(index)]
-            return [DEAD, DEAD]
-        if tagged.is_dead:
-            return [DEAD] * tagged.item.num_outputs
-        if kind == "switch":
-            data, pred = inputs
-            return [DEAD, data] if bool(pred) else [data, DEAD]
-        return [inputs[0]]  # enter, exit, next_iteration and loop_cond forward their input
+    @staticmethod
+    def control_flow_outputs(item: NodeItem, state: IterationState, is_dead: bool) -> tuple:
+        kind = item.kind
+        if kind == CONTROL_TRIGGER:
+            return ()
+        inputs = state.input_tensors
+        args = inputs[item.slot:item.slot_end]
+        inputs[item.slot:item.slot_end] = item.cleared_inputs
+        if kind == MERGE:
+            return (DEAD, DEAD) if is_dead else merge_outputs(args)
+        if is_dead:
+            return item.dead_outputs
+        if kind == SWITCH:
+            data, pred = args
+            return (DEAD, data) if bool(pred) else (data, DEAD)
+        return (args[0],)  # enter, exit and next_iteration forward their input
 
     # -- propagation ------------------------------------------------------------------------------
-    def finish_node(self, tagged: TaggedNode, outputs: list[Any], ready: "collections.deque") -> None:
-        item = tagged.item
-        if item.is_sink:
-            self.results[self.fetch_index[item.id]] = outputs[0]
-        with self.lock:
-            new_ready: list[TaggedNode] = []
-            self.propagate(tagged, outputs, new_ready)
-            frame, iteration = tagged.frame, tagged.iteration
-            state = frame.iterations[iteration]
-            state.outstanding_ops -= 1
-            if not state.outstanding_ops and frame is not self.root:
-                # Only an iteration whose last op just finished can let iterations be released.
-                self.maybe_finish_iteration(frame, iteration, new_ready)
-            self.num_outstanding += len(new_ready) - 1
-            done = self.num_outstanding == 0
-        ready.extend(new_ready)
-        if done:
-            self.done_event.set()
+    def propagate_live(self, item: NodeItem, state: IterationState, outputs: tuple,
+                       ready: "collections.deque[TaggedNode]") -> None:
+        """Propagation for the common case, under the lock: a live node in `state` (a kernel, a
+        Switch or a Merge) produced its outputs; its consumers are in the same iteration."""
+        before = len(ready)
+        inputs, pending, dead_count = state.input_tensors, state.pending, state.dead_count
+        for dst_item, dst, slot, port in item.plain_edges:
+            if slot >= 0:
+                value = inputs[slot] = outputs[port]
+                if value is DEAD:
+                    dead_count[dst] += 1
+            count = pending[dst] - 1
+            pending[dst] = count
+            if not count:
+                ready.append((dst_item, state, dead_count[dst] > 0))
+        if item.merge_edges:
+            self.activate_merges(item, outputs, False, state, ready)
+        state.outstanding_ops += len(ready) - before - 1
+        self.finish_iteration_work(state, ready, before)
 
-    def propagate(self, tagged: TaggedNode, outputs: list[Any], new_ready: list[TaggedNode]) -> None:
-        item, frame, iteration = tagged.item, tagged.frame, tagged.iteration
-        kind = item.control_flow
-        is_dead = tagged.is_dead or (kind != "merge" and bool(outputs) and outputs[0] is DEAD
-                                     and all(o is DEAD for o in outputs))
-        if kind == "enter":
-            child = self.find_or_create_child(frame, iteration, item)
-            child.pending_enters -= 1
-            if item.is_constant_enter and not is_dead:
-                child.loop_invariants.append((item, outputs[0]))
-                for it in list(child.iterations):
-                    self.activate(item, outputs, False, child, it, new_ready)
-            else:
-                self.activate(item, outputs, is_dead, child, 0, new_ready)
-            self.maybe_finish_iteration(child, 0, new_ready)
-        elif kind == "exit":
-            if is_dead:
-                frame.dead_exits[item.id] = item
-            else:
-                frame.live_exits.add(item.id)
-                self.activate(item, outputs, False, frame.parent, frame.parent_iter, new_ready)  # type: ignore[arg-type]
-        elif kind == "next_iteration":
-            if is_dead:
-                return
-            nxt = iteration + 1
-            if nxt not in frame.iterations:
-                if nxt <= frame.iteration_count:
-                    # that iteration already finished and was released: nothing can arrive here
-                    raise errors.InternalError(None, item.op, "NextIteration into a released iteration")
-                if frame.outstanding_iterations >= frame.max_parallel:
-                    frame.deferred_next.append((item, outputs[0]))
-                    return
-                self.new_iteration(frame, new_ready)
-            self.activate(item, outputs, False, frame, nxt, new_ready)
+    def finish_iteration_work(self, state: IterationState, ready: "collections.deque", before: int) -> None:
+        """After a node of `state` propagated (adding nodes to `ready` past `before`): releases
+        the iteration if that was its last op, and counts the step's outstanding nodes."""
+        if not state.outstanding_ops and state.frame is not self.root:
+            # Only an iteration whose last op just finished can let iterations be released.
+            self.maybe_finish_iteration(state.frame, state.iteration, ready)
+        self.num_outstanding += len(ready) - before - 1
+        if not self.num_outstanding:
+            self.complete()
+
+    def finish_node(self, tagged: TaggedNode, outputs: tuple, ready: "collections.deque") -> None:
+        """Propagation for any node: deadness, the control-flow rules, iteration and frame ends."""
+        item, state, is_dead = tagged
+        kind = item.kind
+        if kind == SINK:
+            self.results[item.fetch_index] = outputs[0]
+        if is_dead and (kind == TRANSFER or kind == ASYNC_TRANSFER) and item.num_outputs:
+            is_dead = False  # a Recv ran: its output tells whether the value was dead
+        if not is_dead and kind != MERGE and outputs and outputs[0] is DEAD and all(o is DEAD for o in outputs):
+            is_dead = True
+        if self.runners == 1:  # this thread runs the step alone
+            self.propagate(item, outputs, is_dead, state, ready)
+        else:
+            with self.lock:
+                self.propagate(item, outputs, is_dead, state, ready)
+
+    def propagate(self, item: NodeItem, outputs: tuple, is_dead: bool, state: IterationState,
+                  ready: "collections.deque") -> None:
+        before = len(ready)
+        kind = item.kind
+        if kind == ENTER:
+            self.propagate_enter(item, outputs, is_dead, state, ready)
+        elif kind == EXIT:
+            self.propagate_exit(item, outputs, is_dead, state, ready)
+        elif kind == NEXT_ITERATION:
+            self.propagate_next_iteration(item, outputs, is_dead, state, ready)
         else:
             # A ControlTrigger signals live even after dead inputs (it orders ops that may not run).
-            self.activate(item, outputs, bool(is_dead) and kind != "control_trigger", frame, iteration, new_ready)
+            self.activate(item, outputs, is_dead and kind != CONTROL_TRIGGER, state, ready)
+        state.outstanding_ops -= 1
+        self.finish_iteration_work(state, ready, before)
 
-    def activate(self, item: NodeItem, outputs: list[Any], is_dead: bool, frame: FrameState,
-                 iteration: int, new_ready: list[TaggedNode]) -> None:
-        state = frame.iterations[iteration]
-        items = self.tables.items
-        input_tensors, pending, dead_count = state.input_tensors, state.pending, state.dead_count
-        for dst, port, dst_index in item.out_edges:
-            dst_item = items[dst]
-            if dst_index < 0:
-                edge_dead = is_dead
-            else:
-                value = outputs[port] if not is_dead else DEAD
+    def propagate_enter(self, item: NodeItem, outputs: tuple, is_dead: bool, state: IterationState,
+                        ready: "collections.deque") -> None:
+        child = self.find_or_create_child(state, item)
+        child.pending_enters -= 1
+        if item.is_constant_enter and not is_dead:
+            child.loop_invariants.append((item, outputs[0]))
+            child.template = None
+            for child_state in list(child.iterations.values()):
+                self.activate(item, outputs, False, child_state, ready)
+        else:
+            self.activate(item, outputs, is_dead, child.iterations[0], ready)
+        self.maybe_finish_iteration(child, 0, ready)
+
+    def propagate_exit(self, item: NodeItem, outputs: tuple, is_dead: bool, state: IterationState,
+                       ready: "collections.deque") -> None:
+        frame = state.frame
+        if is_dead:
+            frame.dead_exits[item.id] = item
+        else:
+            frame.live_exits.add(item.id)
+            self.activate(item, outputs, False, frame.parent_state, ready)  # type: ignore[arg-type]
+
+    def propagate_next_iteration(self, item: NodeItem, outputs: tuple, is_dead: bool,
+                                 state: IterationState, ready: "collections.deque") -> None:
+        if is_dead:
+            return
+        frame = state.frame
+        nxt = state.iteration + 1
+        next_state = frame.iterations.get(nxt)
+        if next_state is None:
+            if nxt <= frame.iteration_count:
+                # that iteration already finished and was released: nothing can arrive here
+                raise errors.InternalError(None, item.op, "NextIteration into a released iteration")
+            if frame.outstanding_iterations >= frame.max_parallel:
+                frame.deferred_next.append((item, outputs[0]))
+                return
+            next_state = self.new_iteration(frame, ready)
+        self.activate(item, outputs, False, next_state, ready)
+
+    def activate(self, item: NodeItem, outputs: tuple, is_dead: bool, state: IterationState,
+                 ready: "collections.deque") -> None:
+        """Delivers a node's outputs (or its deadness) to its consumers in `state`."""
+        before = len(ready)
+        inputs, pending, dead_count = state.input_tensors, state.pending, state.dead_count
+        for dst_item, dst, slot, port in item.plain_edges:
+            if slot >= 0:
+                value = DEAD if is_dead else outputs[port]
+                inputs[slot] = value
                 edge_dead = value is DEAD
-            if dst_item.control_flow == "merge":
-                # Pending is (controls << 1) | 1: ready once every control input has arrived and
-                # either one live data input has (bit 0 cleared) or every data input is dead.
-                if dst_index < 0:
-                    pending[dst] -= 2
-                    dst_dead = dead_count[dst] == dst_item.num_data_inputs
-                    ready = pending[dst] == 0 or (pending[dst] == 1 and dst_dead)
-                elif not edge_dead:
+            else:
+                edge_dead = is_dead
+            if edge_dead:
+                dead_count[dst] += 1
+            count = pending[dst] - 1
+            pending[dst] = count
+            if not count:
+                ready.append((dst_item, state, dead_count[dst] > 0))
+        if item.merge_edges:
+            self.activate_merges(item, outputs, is_dead, state, ready)
+        state.outstanding_ops += len(ready) - before
+
+    @staticmethod
+    def activate_merges(item: NodeItem, outputs: tuple, is_dead: bool, state: IterationState,
+                        ready: "collections.deque") -> None:
+        """A Merge's pending count is (controls << 1) | 1: it is ready once every control input
+        has arrived and either one live data input has (bit 0 cleared) or every data input is
+        dead. Does not count the ready nodes in `state.outstanding_ops` (the caller does)."""
+        inputs, pending, dead_count = state.input_tensors, state.pending, state.dead_count
+        for dst_item, dst, slot, port in item.merge_edges:
+            if slot < 0:
+                pending[dst] -= 2
+                dst_dead = dead_count[dst] == dst_item.num_data_inputs
+                fire = pending[dst] == 0 or (pending[dst] == 1 and dst_dead)
+            else:
+                value = DEAD if is_dead else outputs[port]
+                if value is not DEAD:
                     count = pending[dst]
                     if count & 1:
                         pending[dst] = count & ~1
-                        input_tensors[dst_item.input_start + dst_index] = value
-                    ready, dst_dead = count == 1, False
+                        inputs[slot] = value
+                    fire, dst_dead = count == 1, False
                 else:
                     dead_count[dst] += 1
-                    dst_dead = (dead_count[dst] == dst_item.num_data_inputs
-                                or item.control_flow == "enter")
-                    ready = pending[dst] == 1 and dst_dead
-                if ready:
-                    state.outstanding_ops += 1
-                    new_ready.append(TaggedNode(dst_item, frame, iteration, dst_dead))
-                continue
-            if dst_index >= 0:
-                input_tensors[dst_item.input_start + dst_index] = value
-            if edge_dead:
-                dead_count[dst] += 1
-            pending[dst] -= 1
-            if pending[dst] == 0:
-                state.outstanding_ops += 1
-                new_ready.append(TaggedNode(dst_item, frame, iteration, dead_count[dst] > 0))
+                    dst_dead = dead_count[dst] == dst_item.num_data_inputs or item.kind == ENTER
+                    fire = pending[dst] == 1 and dst_dead
+            if fire:
+                ready.append((dst_item, state, dst_dead))
 
     # -- frames and iterations ------------------------------------------------------------------
-    def find_or_create_child(self, frame: FrameState, iteration: int, enter: NodeItem) -> FrameState:
-        frame_id = f"{frame.frame_id};{iteration};{enter.frame_name}"
-        child = self.frames.get(frame_id)
+    def find_or_create_child(self, state: IterationState, enter: NodeItem) -> FrameState:
+        children = state.children
+        if children is None:
+            children = state.children = {}
+        child = children.get(enter.frame_name)
         if child is None:
-            child = FrameState(frame_id, enter.frame_name, frame, iteration, enter.parallel_iterations,
-                               self.tables.enter_counts[enter.frame_name])
-            child.iterations[0] = IterationState(self.tables, self.pending_init)
-            self.frames[frame_id] = child
-            frame.iterations[iteration].outstanding_frames += 1
+            name = enter.frame_name
+            child = FrameState(f"{state.frame.frame_id};{state.iteration};{name}", name, state,
+                               self.tables.layout(name), enter.parallel_iterations,
+                               self.tables.enter_counts[name])
+            child.iterations[0] = IterationState(child.layout.template, child, 0, None)
+            children[name] = child
+            state.outstanding_frames += 1
         return child
 
-    def new_iteration(self, frame: FrameState, new_ready: list[TaggedNode]) -> None:
+    def new_iteration(self, frame: FrameState, ready: "collections.deque") -> IterationState:
         frame.iteration_count += 1
         frame.outstanding_iterations += 1
-        it = frame.iteration_count
-        frame.iterations[it] = IterationState(self.tables, self.pending_init)
-        for enter_item, value in frame.loop_invariants:
-            self.activate(enter_item, [value], False, frame, it, new_ready)
+        number = frame.iteration_count
+        template = frame.template or self.iteration_template(frame)
+        state = frame.iterations[number] = IterationState(template, frame, number, None)
+        if template.ready:
+            for dst_item, is_dead in template.ready:
+                ready.append((dst_item, state, is_dead))
+            state.outstanding_ops = len(template.ready)
+        return state
 
-    def iteration_done(self, frame: FrameState, iteration: int) -> bool:
+    def iteration_template(self, frame: FrameState) -> IterationTemplate:
+        """Delivers the loop invariants to a scratch iteration, once: later iterations copy it."""
+        template = IterationTemplate(frame.layout)
+        scratch = IterationState(template, frame, -1, None)
+        made_ready: collections.deque = collections.deque()
+        for enter_item, value in frame.loop_invariants:
+            self.activate(enter_item, (value,), False, scratch, made_ready)
+        template.input_tensors, template.pending = scratch.input_tensors, scratch.pending
+        template.dead_count = scratch.dead_count
+        template.ready = [(dst_item, is_dead) for dst_item, _, is_dead in made_ready]
+        frame.template = template
+        return template
+
+    @staticmethod
+    def iteration_done(frame: FrameState, iteration: int) -> bool:
         state = frame.iterations.get(iteration)
         if state is None or state.outstanding_ops or state.outstanding_frames:
             return False
@@ -350,49 +640,89 @@ class ExecutorState:
             return frame.pending_enters == 0
         return (iteration - 1) not in frame.iterations
 
-    def maybe_finish_iteration(self, frame: FrameState, iteration: int, new_ready: list[TaggedNode]) -> None:
+    def maybe_finish_iteration(self, frame: FrameState, iteration: int, ready: "collections.deque") -> None:
         """Releases finished iterations in order, starts deferred ones, and when the whole frame
         is done releases it and sends its dead Exits to the parent."""
         if frame is self.root:
             return
-        it = min(frame.iterations) if frame.iterations else iteration
+        it = next(iter(frame.iterations)) if frame.iterations else iteration
         while self.iteration_done(frame, it):
             del frame.iterations[it]
             frame.outstanding_iterations -= 1
             if frame.deferred_next:
-                self.new_iteration(frame, new_ready)
+                state = self.new_iteration(frame, ready)
                 deferred, frame.deferred_next = frame.deferred_next, []
                 for item, value in deferred:
-                    self.activate(item, [value], False, frame, frame.iteration_count, new_ready)
+                    self.activate(item, (value,), False, state, ready)
             it += 1
         if not frame.iterations and frame.pending_enters == 0:
-            self.finish_frame(frame, new_ready)
+            self.finish_frame(frame, ready)
 
-    def finish_frame(self, frame: FrameState, new_ready: list[TaggedNode]) -> None:
-        parent, parent_iter = frame.parent, frame.parent_iter
-        del self.frames[frame.frame_id]
+    def finish_frame(self, frame: FrameState, ready: "collections.deque") -> None:
+        parent_state: IterationState = frame.parent_state  # type: ignore[assignment]
+        del parent_state.children[frame.name]  # type: ignore[union-attr]
         for exit_id, exit_item in frame.dead_exits.items():
             if exit_id in frame.live_exits:
                 continue  # it delivered its live value in the last iteration
-            self.activate(exit_item, [DEAD], True, parent, parent_iter, new_ready)  # type: ignore[arg-type]
-        parent.iterations[parent_iter].outstanding_frames -= 1  # type: ignore[union-attr]
-        self.maybe_finish_iteration(parent, parent_iter, new_ready)  # type: ignore[arg-type]
+            self.activate(exit_item, (DEAD,), True, parent_state, ready)
+        parent_state.outstanding_frames -= 1
+        self.maybe_finish_iteration(parent_state.frame, parent_state.iteration, ready)
 
     # -- waiting --------------------------------------------------------------------------------
     def wait(self, timeout: Optional[float]) -> list[Any]:
-        wait_until_done(self.done_event, timeout, self.record_error)
+        if not self.finished:
+            with self.lock:
+                if not self.finished and self.done_event is None:
+                    self.done_event = Wakeup()
+                event = None if self.finished else self.done_event
+            if event is not None:
+                wait_until_done(event, timeout, self.record_error)
         if self.error is not None:
             raise self.error
         for i, value in enumerate(self.results):
             if value is DEAD:
-                sink = self.tables.items[self.tables.fetch_items[i]]
+                tables = self.tables.tables
+                sink = tables.items[tables.fetch_items[i]]
                 raise errors.InvalidArgumentError(
-                    None, sink.op, f"Retval[{self.tables.fetch_indices[i]}] does not have value: fetched "
+                    None, sink.op, f"Retval[{tables.fetch_indices[i]}] does not have value: fetched "
                     f"tensor {sink.name[len('_Fetch/'):]} is dead (its branch was not taken)")
         return self.results
 
 
-def wait_until_done(done: threading.Event, timeout: Optional[float], record_error: Any) -> None:
+class CallerHelp:
+    """The caller's thread as a worker of a threaded multi-partition step: it runs the ready
+    work posted here, and is woken by `wake` when work is posted or a partition finishes."""
+
+    __slots__ = ("tasks", "wake")
+
+    def __init__(self) -> None:
+        self.tasks: collections.deque = collections.deque()
+        self.wake = Wakeup()
+
+    def post(self, task: "Continuation") -> None:
+        self.tasks.append(task)
+        self.wake.set()
+
+
+class Continuation:
+    """Ready work handed to a device's pool that a waiting thread may run instead, whichever
+    claims it first (popping the one-element list is atomic)."""
+
+    __slots__ = ("state", "box")
+
+    def __init__(self, state: ExecutorState, ready: "collections.deque[TaggedNode]") -> None:
+        self.state = state
+        self.box = [ready]
+
+    def run(self) -> None:
+        try:
+            ready = self.box.pop()
+        except IndexError:
+            return  # claimed by the other
+        self.state.run_ready(ready)
+
+
+def wait_until_done(done: Any, timeout: Optional[float], record_error: Any) -> None:
     """Waits for a step (or partition) to end; past `timeout` it fails it with
     DeadlineExceededError and waits for the cancellation to take effect."""
     if not done.wait(timeout):
@@ -402,19 +732,20 @@ def wait_until_done(done: threading.Event, timeout: Optional[float], record_erro
 
 class DataflowExecutor:
     def __init__(self, tables: PartitionTables, device: Any) -> None:
-        self.tables = tables
+        self.tables = ExecutorTables(tables)
         self.device = device
-        self.pending_init = [it.pending_init for it in tables.items]
+        for layout in [self.tables.root_layout, *self.tables.layouts.values()]:
+            layout.template = IterationTemplate(layout)
 
     def start(self, step: StepContext, state_class: type = ExecutorState) -> ExecutorState:
         """Runs the partition on this thread until it waits or finishes."""
-        state = state_class(self.tables, self.device, step, self.pending_init)
+        state = state_class(self, step)
         state.start()
         return state
 
     def launch(self, step: StepContext, state_class: type = ExecutorState) -> ExecutorState:
         """Starts the partition on its device's thread pool (partitions of a step run at once)."""
-        state = state_class(self.tables, self.device, step, self.pending_init)
+        state = state_class(self, step)
         self.device.thread_pool.schedule(state.start)
         return state
 

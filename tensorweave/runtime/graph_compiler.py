@@ -22,7 +22,10 @@ class NodeItem:
     __slots__ = ("id", "name", "op", "compute", "num_inputs", "input_start", "out_edges",
                  "num_outputs", "pending_init", "num_data_inputs", "control_flow", "frame_name",
                  "is_constant_enter", "parallel_iterations", "is_async", "needs_step", "expensive",
-                 "deref_inputs", "is_sink", "is_transfer")
+                 "deref_inputs", "is_sink", "is_transfer",
+                 # run-time rows, filled by executor_tables.ExecutorTables
+                 "kind", "local_id", "slot", "slot_end", "plain_edges", "merge_edges",
+                 "dead_outputs", "cleared_inputs", "fetch_index")
 
     def __init__(self, node_id: int, name: str, op: Optional[Operation]) -> None:
         self.id = node_id
@@ -46,6 +49,14 @@ class NodeItem:
         self.deref_inputs: tuple[int, ...] = ()
         self.is_sink = False
         self.is_transfer = False  # Send/Recv: run even when dead, to carry the deadness across
+        self.kind = 0
+        self.local_id = node_id
+        self.slot = self.slot_end = 0
+        self.plain_edges: tuple[tuple[Any, ...], ...] = ()
+        self.merge_edges: tuple[tuple[Any, ...], ...] = ()
+        self.dead_outputs: tuple[Any, ...] = ()
+        self.cleared_inputs: list[None] = []
+        self.fetch_index = -1
 
 
 def _no_kernel(*args: Any) -> Any:

@@ -5,18 +5,18 @@ rendezvous. The step ends when every partition has; the first error cancels the 
 aborts the rendezvous and so wakes every partition still waiting for a value."""
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any, Optional, Sequence
 
 from tensorweave.framework import errors
 from tensorweave.runtime import kernel_errors
-from tensorweave.runtime.executor import DataflowExecutor, ExecutorState, wait_until_done
+from tensorweave.runtime.executor import CallerHelp, DataflowExecutor, ExecutorState, wait_until_done
 from tensorweave.runtime.graph_compiler import KernelCache, PartitionTables, compile_partition
 from tensorweave.runtime.partition import Partition
 from tensorweave.runtime.rendezvous import LocalRendezvous
 from tensorweave.runtime.step_context import StepContext
 from tensorweave.runtime.straight_line import StraightLineExecutor, topological_order
+from tensorweave.runtime.thread_pool import Wakeup
 from tensorweave.runtime.traced_executor import TracingExecutorState, run_straight_line_traced
 
 
@@ -37,6 +37,24 @@ def has_independent_expensive(tables: PartitionTables) -> bool:
     return False
 
 
+def _reaches_expensive(tables: PartitionTables) -> bool:
+    """Whether an expensive kernel can run before any Recv (asynchronous transfer) completes."""
+    items = tables.items
+    seen = set(tables.roots)
+    stack = list(tables.roots)
+    while stack:
+        item = items[stack.pop()]
+        if item.expensive:
+            return True
+        if item.is_transfer and item.is_async:
+            continue  # what follows waits for the received value
+        for dst, _, _ in item.out_edges:
+            if dst not in seen:
+                seen.add(dst)
+                stack.append(dst)
+    return False
+
+
 class PartitionRunner:
     """One partition compiled into its executor: straight-line when it has no control flow, no
     asynchronous kernel and nothing worth running in parallel, dataflow otherwise."""
@@ -48,12 +66,26 @@ class PartitionRunner:
                                    [endpoint for _, endpoint in partition.fetches])
         tables.fetch_indices = self.fetch_indices
         self.tables = tables
-        self.straight_line = not (tables.has_control_flow or tables.has_async) and not (
-            inter_op_threads != 1 and has_independent_expensive(tables))
+        self._starts_by_waiting: Optional[bool] = None
+        parallel = inter_op_threads != 1 and has_independent_expensive(tables)
+        self.straight_line = not (tables.has_control_flow or tables.has_async or parallel)
+        # Asynchronous kernels but no control flow and no transfers: a single-partition step
+        # first tries the straight-line path (StraightLineExecutor.run_optimistic).
+        self.optimistic: Optional[StraightLineExecutor] = None
         if self.straight_line:
             self.executor: Any = StraightLineExecutor(tables)
         else:
             self.executor = DataflowExecutor(tables, self.device)
+            if not (tables.has_control_flow or parallel or any(it.is_transfer for it in tables.items)):
+                self.optimistic = StraightLineExecutor(tables)
+
+    @property
+    def starts_by_waiting(self) -> bool:
+        """A dataflow partition that reaches no expensive kernel before a Recv: started on the
+        caller's thread, it soon waits, holding no thread, instead of costing a thread hop."""
+        if self._starts_by_waiting is None:
+            self._starts_by_waiting = not self.straight_line and not _reaches_expensive(self.tables)
+        return self._starts_by_waiting
 
     def only_waits_for_receives(self) -> bool:
         """No control flow (so no dead values) and no asynchronous kernel but Recv."""
@@ -72,6 +104,9 @@ class PartitionRunner:
         if not self.tables.has_async and not self.tables.has_control_flow:
             self.straight_line = True
             self.executor = StraightLineExecutor(self.tables)
+            self.optimistic = None
+        elif not self.straight_line:
+            self.executor = DataflowExecutor(self.tables, self.device)  # node kinds changed
 
     def run(self, step: StepContext, timeout: Optional[float], active: Any) -> list[Any]:
         """Runs a single-partition step to completion on this thread (the fast path)."""
@@ -79,6 +114,8 @@ class PartitionRunner:
             if step.stats is None:
                 return self.executor.run(step)
             return run_straight_line_traced(self.executor, step, self.device)
+        if self.optimistic is not None and step.stats is None:
+            return self.optimistic.run_optimistic(step, self.executor, timeout, active)
         state = self.executor.start(step, _state_class(step))
         active.add(state)
         try:
@@ -86,19 +123,25 @@ class PartitionRunner:
         finally:
             active.discard(state)
 
-    def start(self, step: StepContext, inline: bool, small_step: bool = False) -> Any:
+    def start(self, step: StepContext, inline: bool, small_step: bool = False,
+              helpers: Optional[CallerHelp] = None) -> Any:
         """Starts this partition as part of a multi-partition step, on this thread (`inline`) or
-        on its device's pool; returns a handle with `wait(timeout)` and `record_error(err)`.
-        In a `small_step` values received later are processed on the sending thread."""
+        on its device's pool; returns a handle with `finished`, `wait(timeout)` and
+        `record_error(err)`. In a `small_step` values received later are processed on the
+        sending thread; otherwise by the caller's thread through `helpers` (which it wakes
+        when the partition finishes) or the device's pool."""
         if not self.straight_line:
-            state = _state_class(step)(self.tables, self.device, step, self.executor.pending_init)
+            state = _state_class(step)(self.executor, step)
             state.inline_continuations = small_step
+            if helpers is not None:
+                state.helpers = helpers
+                state.done_event = helpers.wake
             if inline:
                 state.start()
             else:
                 self.device.thread_pool.schedule(state.start)
             return state
-        run = _StraightLineRun(self, step)
+        run = _StraightLineRun(self, step, None if helpers is None else helpers.wake)
         if inline:
             run()
         else:
@@ -125,10 +168,11 @@ def _state_class(step: StepContext) -> type:
 class _StraightLineRun:
     """A straight-line partition (it only sends, never waits) run as one task."""
 
-    def __init__(self, runner: PartitionRunner, step: StepContext) -> None:
+    def __init__(self, runner: PartitionRunner, step: StepContext, done: Optional[Wakeup]) -> None:
         self.runner = runner
         self.step = step
-        self.done = threading.Event()
+        self.done = done or Wakeup()
+        self.finished = False
         self.results: list[Any] = []
         self.error: Optional[BaseException] = None
 
@@ -142,10 +186,12 @@ class _StraightLineRun:
             self.error = kernel_errors.annotate(err, None)
             self.step.cancel(self.error)
         finally:
+            self.finished = True
             self.done.set()
 
     def wait(self, timeout: Optional[float]) -> list[Any]:
-        wait_until_done(self.done, timeout, self.record_error)
+        if not self.finished:
+            wait_until_done(self.done, timeout, self.record_error)
         if self.error is not None:
             raise self.error
         return self.results
@@ -182,13 +228,15 @@ def run_partitions(runners: Sequence[PartitionRunner], num_fetches: int, step: S
     if small_step:
         runs = [runner.start(step, inline=True, small_step=True) for runner in runners]
     else:
-        runs = [runner.start(step, inline=False) for runner in runners[1:]]
-        runs.insert(0, runners[0].start(step, inline=True))
+        helpers = CallerHelp()
+        runs = _start_threaded(runners, step, helpers)
     handle = MultiPartitionStep(step, runs)
     active.add(handle)
     results: list[Any] = [None] * num_fetches
     failed: Optional[BaseException] = None
     try:
+        if not small_step:
+            _help_until_finished(helpers, runs, deadline, handle)
         for runner, run in zip(runners, runs):
             remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
             try:
@@ -205,6 +253,40 @@ def run_partitions(runners: Sequence[PartitionRunner], num_fetches: int, step: S
         # the error that cancelled the step, not the cancellations it caused elsewhere
         raise step.cancellation.cancelled or failed
     return results
+
+
+def _start_threaded(runners: Sequence[PartitionRunner], step: StepContext, helpers: CallerHelp) -> list[Any]:
+    """Starts a step's partitions for the threaded path: those that wait for received values
+    before any expensive work on this thread first (they run until they wait, and leave their
+    receivers in the rendezvous), then the first partition here, the others on their pools."""
+    runs: list[Any] = [None] * len(runners)
+    for i, runner in enumerate(runners):
+        if i and runner.starts_by_waiting:
+            runs[i] = runner.start(step, inline=True, helpers=helpers)
+    runs[0] = runners[0].start(step, inline=True, helpers=helpers)
+    for i, runner in enumerate(runners):
+        if runs[i] is None:
+            runs[i] = runner.start(step, inline=False, helpers=helpers)
+    return runs
+
+
+def _help_until_finished(helpers: CallerHelp, runs: list[Any], deadline: Optional[float],
+                         handle: MultiPartitionStep) -> None:
+    """The caller's thread runs the step's posted work until every partition has finished;
+    past the deadline it fails the step with DeadlineExceededError and waits for the end."""
+    timed_out = False
+    while True:
+        helpers.wake.clear()  # before looking: a post or finish from now on sets it again
+        while helpers.tasks:
+            helpers.tasks.popleft().run()
+        if all(run.finished for run in runs):
+            return
+        remaining = None if deadline is None or timed_out else deadline - time.monotonic()
+        if remaining is not None and (remaining <= 0 or not helpers.wake.wait(remaining)):
+            handle.record_error(errors.DeadlineExceededError(None, None, "Timed out waiting for step to finish"))
+            timed_out = True
+        elif remaining is None:
+            helpers.wake.wait()
 
 
 def run_in_order(runners: Sequence[PartitionRunner], num_fetches: int, step: StepContext) -> list[Any]:

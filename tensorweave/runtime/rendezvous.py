@@ -15,13 +15,14 @@ from __future__ import annotations
 import collections
 import dataclasses
 import threading
+import weakref
 from typing import Any, Callable, Optional
 
 # done(error, value, is_dead): error is None on success.
 RecvCallback = Callable[[Optional[BaseException], Any, bool], None]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)
 class RendezvousKey:
     src_device: str
     src_incarnation: int
@@ -38,9 +39,22 @@ class RendezvousKey:
     def __hash__(self) -> int:
         return self._hash
 
+    def __eq__(self, other: object) -> bool:  # the dataclass one builds two tuples per call
+        if self is other:
+            return True
+        if type(other) is not RendezvousKey or self._hash != other._hash:
+            return False
+        return (self.tensor_name == other.tensor_name and self.frame_id == other.frame_id
+                and self.iteration == other.iteration and self.src_device == other.src_device
+                and self.dst_device == other.dst_device and self.src_incarnation == other.src_incarnation)
+
     def __str__(self) -> str:  # TF's key text: src;incarnation;dst;tensor;frame:iteration
         return (f"{self.src_device};{self.src_incarnation:016x};{self.dst_device};"
                 f"{self.tensor_name};{self.frame_id}:{self.iteration}")
+
+
+# Root-frame keys that kernels hold (each kernel keeps its own; a dropped plan's go away).
+_root_keys: "weakref.WeakValueDictionary[RendezvousKey, RendezvousKey]" = weakref.WeakValueDictionary()
 
 
 class LocalRendezvous:
@@ -57,7 +71,12 @@ class LocalRendezvous:
     @staticmethod
     def create_key(src_device: str, src_incarnation: int, dst_device: str, tensor_name: str,
                    frame_id: str, iteration: int) -> RendezvousKey:
-        return RendezvousKey(src_device, src_incarnation, dst_device, tensor_name, frame_id, iteration)
+        key = RendezvousKey(src_device, src_incarnation, dst_device, tensor_name, frame_id, iteration)
+        if frame_id == "" and iteration == 0:
+            # Kernels keep their root-frame keys: one object per Send/Recv pair, so the table
+            # lookups of every step match by identity.
+            key = _root_keys.setdefault(key, key)
+        return key
 
     def send(self, key: RendezvousKey, value: Any, is_dead: bool) -> None:
         with self._lock:
@@ -65,7 +84,10 @@ class LocalRendezvous:
                 raise self._error
             waiters = self._waiting.get(key)
             if not waiters:
-                self._sent.setdefault(key, collections.deque()).append((value, is_dead))
+                sent = self._sent.get(key)
+                if sent is None:
+                    sent = self._sent[key] = collections.deque()
+                sent.append((value, is_dead))
                 return
             done = waiters.popleft()
             if not waiters:
@@ -78,7 +100,10 @@ class LocalRendezvous:
             if error is None:
                 values = self._sent.get(key)
                 if not values:
-                    self._waiting.setdefault(key, collections.deque()).append(done)
+                    waiters = self._waiting.get(key)
+                    if waiters is None:
+                        waiters = self._waiting[key] = collections.deque()
+                    waiters.append(done)
                     return
                 value, is_dead = values.popleft()
                 if not values:

@@ -180,6 +180,12 @@ class BaseSession:
         return self._graph
 
     @property
+    def intra_op_parallelism_threads(self) -> int:
+        """ConfigProto.intra_op_parallelism_threads (0: the runtime picks); kernels size their
+        intra-op splitting by it (ops/intra_op.py)."""
+        return self._config.intra_op_parallelism_threads
+
+    @property
     def sess_str(self) -> str:
         return self._target
 

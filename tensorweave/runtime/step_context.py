@@ -48,6 +48,9 @@ class CancellationManager:
             cb(error)
 
 
+_new_step = object.__new__
+
+
 class StepContext:
     """One `Session.run` step (shared by its partitions)."""
 
@@ -68,12 +71,19 @@ class StepContext:
         self.iteration = 0
 
     def at(self, frame_id: str, iteration: int) -> "StepContext":
-        """A view of this step for a kernel running in (frame, iteration)."""
+        """A view of this step for a kernel running in (frame, iteration). The executor makes
+        one per iteration that needs it; it shares everything with the step but the frame
+        and iteration (so create it after the step's rendezvous and stats are set)."""
         if frame_id == "" and iteration == 0:
             return self
-        view = StepContext.__new__(StepContext)
-        for name in StepContext.__slots__[:-1]:
-            setattr(view, name, getattr(self, name))
+        view = _new_step(StepContext)
+        view.step_id = self.step_id
+        view.feeds = self.feeds
+        view.cancellation = self.cancellation
+        view.session_state = self.session_state
+        view.rendezvous = self.rendezvous
+        view.stats = self.stats
+        view.step_resources = self.step_resources
         view.frame_id = frame_id
         view.iteration = iteration
         return view

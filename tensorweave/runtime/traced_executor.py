@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from tensorweave.runtime import kernel_errors
-from tensorweave.runtime.executor import ExecutorState, TaggedNode
+from tensorweave.runtime.executor import DataflowExecutor, ExecutorState, TaggedNode
 from tensorweave.runtime.graph_compiler import PartitionTables
 from tensorweave.runtime.step_context import DEAD, StepContext
 from tensorweave.runtime.straight_line import StraightLineExecutor
@@ -28,27 +28,30 @@ def _holds_memory(item: Any) -> bool:
 
 
 class TracingExecutorState(ExecutorState):
-    """ExecutorState that reports each node's time and outputs and the live bytes it holds."""
+    """ExecutorState that reports each node's time and outputs and the live bytes it holds.
+    Every node goes through `process` and `finish_node` (no inlined fast path)."""
 
-    def __init__(self, tables: PartitionTables, device: Any, step: StepContext, pending_init: list[int]) -> None:
-        super().__init__(tables, device, step, pending_init)
+    def __init__(self, executor: DataflowExecutor, step: StepContext) -> None:
+        super().__init__(executor, step)
         self.tracer = step.stats
-        self.consumers = consumers_per_output(tables)
+        self.consumers = consumers_per_output(executor.tables.tables)
         self.started: dict[int, int] = {}
 
-    def process(self, tagged: TaggedNode) -> Optional[list[Any]]:
-        item = tagged.item
-        state = tagged.frame.iterations.get(tagged.iteration)
-        inputs = [] if state is None else state.input_tensors[item.input_start:item.input_start + item.num_inputs]
+    run_nodes = ExecutorState.run_each
+
+    def process(self, tagged: TaggedNode) -> Optional[tuple]:
+        item, state, _ = tagged
+        inputs = state.input_tensors[item.slot:item.slot_end]
         self.started[id(tagged)] = self.tracer.now()
         outputs = super().process(tagged)
         self.tracer.release(self.device, inputs)  # one use of each input is over
         return outputs
 
-    def finish_node(self, tagged: TaggedNode, outputs: list[Any], ready: Any) -> None:
-        item = tagged.item
+    def finish_node(self, tagged: TaggedNode, outputs: tuple, ready: Any) -> None:
+        item, _, is_dead = tagged
         start = self.started.pop(id(tagged), None)
-        if start is not None and not item.is_sink and not (tagged.is_dead and item.control_flow is None):
+        ran = not is_dead or item.control_flow is not None or (item.is_transfer and item.num_outputs > 0)
+        if start is not None and not item.is_sink and ran:
             self.tracer.record(self.device, item, start, self.tracer.now(), outputs)
             if _holds_memory(item):
                 counts = self.consumers[item.id]

@@ -5,7 +5,7 @@ driver's unbroadcast runs; inputs stay away from kinks, ties and discontinuities
 import numpy as np
 
 import tensorweave as tf
-from tensorweave.ops import math_ops
+from tensorweave.ops import math_grad, math_ops
 from tests.gradient_cases import GradCase
 
 S = (2, 3)
@@ -119,4 +119,31 @@ SELECTION = [
                                     [[0.5, 0.5, 0.5], [0.3, 0.9, 0.4]])),
 ]
 
-CASES = UNARY + BINARY + SELECTION
+
+
+def _fused_grad(name, op_def, wrapper, y_low, y_high):
+    """A fused gradient op z(y, dy) checked in both inputs (y: a forward output's range)."""
+    return GradCase(f"math_{name}", (op_def.name,), wrapper, [S, S],
+                    init=_ranges((S, y_low, y_high), (S, -1.0, 1.0)))
+
+
+def _second_derivative(name, forward, ops, low, high):
+    """d/dx sum(f'(x) * x) through tf.gradients: the fused op's own gradient, chained."""
+    return GradCase(f"math_{name}_second_derivative", ops,
+                    lambda x: tf.gradients(forward(x) * x, x)[0], [S], low=low, high=high)
+
+
+FUSED_GRADS = [
+    _fused_grad("sigmoid_grad", math_grad.SigmoidGrad, math_grad.sigmoid_grad, 0.05, 0.95),
+    _fused_grad("tanh_grad", math_grad.TanhGrad, math_grad.tanh_grad, -0.95, 0.95),
+    _fused_grad("sqrt_grad", math_grad.SqrtGrad, math_grad.sqrt_grad, 0.5, 2.0),
+    _fused_grad("rsqrt_grad", math_grad.RsqrtGrad, math_grad.rsqrt_grad, 0.5, 2.0),
+    _fused_grad("reciprocal_grad", math_grad.ReciprocalGrad, math_grad.reciprocal_grad, 0.5, 2.0),
+    _second_derivative("sigmoid", tf.sigmoid, ("Sigmoid", "SigmoidGrad"), -3.0, 3.0),
+    _second_derivative("tanh", tf.tanh, ("Tanh", "TanhGrad"), -2.0, 2.0),
+    _second_derivative("sqrt", tf.sqrt, ("Sqrt", "SqrtGrad"), 0.5, 2.0),
+    _second_derivative("rsqrt", tf.rsqrt, ("Rsqrt", "RsqrtGrad"), 0.5, 2.0),
+    _second_derivative("reciprocal", tf.reciprocal, ("Reciprocal", "ReciprocalGrad"), 0.5, 2.0),
+]
+
+CASES = UNARY + FUSED_GRADS + BINARY + SELECTION

@@ -192,6 +192,24 @@ def test_bias_add_grad():
     assert gb.op.type == "BiasAddGrad"
 
 
+def test_bias_add_grad_channels_last_paths():
+    """float/complex use a BLAS product with a ones vector; ints a sum; the row count may change."""
+    rng = np.random.RandomState(5)
+    g = tf.placeholder(tf.float32, [None, 7, 32])
+    grad = tf._apply_op(nn_ops.BiasAddGrad, out_backprop=g)
+    for rows in (50, 3, 0, 50):
+        value = rng.randn(rows, 7, 32).astype(np.float32)
+        result = evaluate(grad, {g: value})
+        assert result.dtype == np.float32 and result.shape == (32,)
+        np.testing.assert_allclose(result, value.astype(np.float64).sum(axis=(0, 1)), rtol=1e-4, atol=1e-4)
+    ints = rng.randint(-5, 5, (4, 3, 6)).astype(np.int32)
+    check_op(tf._apply_op(nn_ops.BiasAddGrad, out_backprop=ints), ints.sum(axis=(0, 1)))
+    cplx = (rng.randn(5, 3) + 1j * rng.randn(5, 3)).astype(np.complex128)
+    check_op(tf._apply_op(nn_ops.BiasAddGrad, out_backprop=cplx), cplx.sum(axis=0), rtol=1e-12)
+    strided = rng.randn(6, 8).astype(np.float64)[:, ::2]  # not contiguous
+    check_op(tf._apply_op(nn_ops.BiasAddGrad, out_backprop=tf.constant(strided)), strided.sum(axis=0), rtol=1e-12)
+
+
 def test_xw_plus_b_and_relu_layer():
     rng = np.random.RandomState(6)
     x, w, b = rng.randn(2, 3), rng.randn(3, 4), rng.randn(4)

@@ -173,7 +173,9 @@ def test_two_independent_large_matmuls_run_at_the_same_time(monkeypatch):
     a_val, b_val = rng.standard_normal((2, 1024, 1024)).astype(np.float32)
     a, b = tf.constant(a_val), tf.constant(b_val)
     p, q = tf.matmul(a, b), tf.matmul(b, a)
-    with tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=2)) as sess:
+    # One thread per kernel: each product stays one np.dot call (no intra-op splitting).
+    config = tf.ConfigProto(inter_op_parallelism_threads=2, intra_op_parallelism_threads=1)
+    with tf.Session(config=config) as sess:
         for _ in range(3):
             calls.clear()
             got_p, got_q = sess.run([p, q])

@@ -1,0 +1,260 @@
+"""The executor's fast paths keep its semantics: per-frame iteration layouts, the lock-free
+single-runner mode next to pool threads, the straight-line path with asynchronous kernels that
+hands a waiting step to the dataflow executor, and the threaded multi-partition path where
+the caller's thread runs posted work."""
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import tensorweave as tf
+from tensorweave.framework.op_def import define_op
+from tensorweave.framework.op_def_library import apply_op
+from tensorweave.ops import shape_fns
+from tensorweave.runtime import step_plan
+from tensorweave.runtime.executor_tables import assign_frames
+from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables
+from tensorweave.runtime.executor import _RETURNED
+from tensorweave.runtime.straight_line import AsyncCall
+
+# -- test-only ops ----------------------------------------------------------------------------------
+TestLaterDouble = define_op("TestLaterDouble", inputs=["x: float"], outputs=["y: float"],
+                            shape_fn=shape_fns.unchanged, is_async=True)
+
+
+@TestLaterDouble.kernel()
+def _later_double_kernel(ctx):
+    def compute(step, done, x):
+        threading.Timer(0.02, lambda: done(x * 2)).start()
+    return compute
+
+
+TestShortNap = define_op("TestShortNap", inputs=["x: float"], outputs=["y: float"],
+                         shape_fn=shape_fns.unchanged, expensive=True)
+
+
+@TestShortNap.kernel()
+def _short_nap_kernel(ctx):
+    def compute(x):
+        time.sleep(0.002)  # releases the GIL, as a BLAS call does
+        return x + 1.0
+    return compute
+
+
+def cpus(n, **kwargs):
+    return tf.ConfigProto(device_count={"CPU": n}, operation_timeout_in_ms=30000, **kwargs)
+
+
+@pytest.fixture
+def threaded_path(monkeypatch):
+    """Every multi-partition step takes the threaded path (each partition on its device)."""
+    monkeypatch.setattr(step_plan, "SMALL_STEP_S", 0.0)
+
+
+# -- frame layouts -----------------------------------------------------------------------------------
+def _item(tables, name, control_flow=None, frame_name=""):
+    item = NodeItem(len(tables.items), name, None)
+    item.control_flow = control_flow
+    item.frame_name = frame_name
+    tables.items.append(item)
+    return item
+
+
+def test_static_frames_follow_enter_and_exit():
+    tables = PartitionTables()
+    src = _item(tables, "src")
+    enter = _item(tables, "enter", "enter", "loop")
+    body = _item(tables, "body")
+    leave = _item(tables, "exit", "exit")
+    after = _item(tables, "after")
+    for a, b in ((src, enter), (enter, body), (body, leave), (leave, after)):
+        a.out_edges.append((b.id, 0, 0))
+    tables.roots = [src.id]
+    assert assign_frames(tables) == ["", "", "loop", "loop", ""]
+    # a node fed from two frames (which TF rejects) keeps the partition-wide layout
+    src.out_edges.append((body.id, 0, 1))
+    assert assign_frames(tables) is None
+
+
+def test_nested_loops_get_their_own_layouts():
+    def outer_body(i, acc):
+        inner = tf.while_loop(lambda j, a: j < i, lambda j, a: (j + 1, a + tf.cast(j, tf.float32)),
+                              [tf.constant(0), acc])
+        return i + 1, inner[1]
+
+    out = tf.while_loop(lambda i, acc: i < 7, outer_body, [tf.constant(0), tf.constant(0.0)])
+    with tf.Session() as sess:
+        assert sess.run(out) == [7, float(sum(j for i in range(7) for j in range(i)))]
+        runner = list(sess._run_cache.values())[0].plan.single
+    tables = runner.executor.tables
+    assert tables.per_frame_layouts and len(tables.layouts) == 3
+    sizes = sorted(layout.num_nodes for layout in tables.layouts.values())
+    assert sum(sizes) == len(tables.items) and sizes[0] < len(tables.items) // 2
+
+
+def test_loop_invariants_reach_every_iteration_with_parallel_iterations():
+    x = tf.placeholder(tf.float32, [3])
+    w = tf.constant([1.0, 2.0, 3.0])
+
+    def body(i, acc):
+        return i + 1, acc + x * w  # x and w enter the loop as invariants
+
+    for parallel in (1, 4):
+        out = tf.while_loop(lambda i, acc: i < 5, body, [tf.constant(0), tf.zeros([3])],
+                            parallel_iterations=parallel)
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run(out[1], {x: [1.0, 1.0, 2.0]}), [5.0, 10.0, 30.0])
+
+
+# -- one runner without the lock, several with it ------------------------------------------------------
+def test_expensive_kernels_in_parallel_iterations():
+    """Pool threads run the expensive body kernels while the caller's thread runs the loop: the
+    step switches between lock-free and locked propagation as threads join and leave."""
+    def body(i, acc):
+        return i + 1, acc + apply_op(TestShortNap, x=tf.cast(i, tf.float32))
+
+    out = tf.while_loop(lambda i, acc: i < 20, body, [tf.constant(0), tf.constant(0.0)],
+                        parallel_iterations=4)
+    with tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=2)) as sess:
+        for _ in range(3):
+            assert sess.run(out) == [20, float(sum(range(1, 21)))]
+
+
+# -- the straight-line path with asynchronous kernels -----------------------------------------------------
+def test_async_call_orders():
+    call = AsyncCall()
+    call.done(1)                       # during the call
+    assert call.returned() == 1
+    late = []
+    call = AsyncCall()
+    assert call.returned() is _RETURNED
+    call.done(2)                       # after the call, before the taker is ready
+    call.forward_to(late.append)
+    call = AsyncCall()
+    assert call.returned() is _RETURNED
+    call.forward_to(late.append)
+    call.done(3)                       # after the taker is ready
+    assert late == [2, 3]
+
+
+def test_waiting_kernel_hands_the_step_to_the_dataflow_executor():
+    v = tf.Variable(0.0)
+    x = tf.placeholder(tf.float32, [None])
+    y = apply_op(TestLaterDouble, x=x)
+    z = tf.reshape(y, [3]) + tf.constant(1.0)   # the constant runs after the waiting kernel
+    bump = tf.assign_add(v, 1.0)                # independent of it
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        for i in range(3):
+            got, _ = sess.run([z, bump], {x: [1.0, 2.0, 3.0]})
+            np.testing.assert_array_equal(got, [3.0, 5.0, 7.0])
+            assert sess.run(v) == i + 1.0
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Reshape"):
+            sess.run(z, {x: [1.0, 2.0]})
+
+
+def test_dequeue_waits_for_an_enqueue_of_the_same_step():
+    q = tf.FIFOQueue(10, tf.float32, shapes=[[]])
+    deq = q.dequeue()
+    enq = q.enqueue([tf.constant(5.0)])
+    with tf.Session() as sess:
+        for _ in range(3):
+            assert sess.run([deq, enq])[0] == 5.0
+        sess.run(enq)
+        assert sess.run(deq) == 5.0  # a dequeue with data completes during its call
+
+
+def test_straight_line_async_step_is_cancelled_by_close():
+    q = tf.FIFOQueue(1, tf.float32, shapes=[[]])
+    deq = q.dequeue() + 1.0
+    sess = tf.Session()
+    caught = []
+
+    def run():
+        try:
+            sess.run(deq)
+        except tf.errors.CancelledError as err:
+            caught.append(err)
+
+    t = threading.Thread(target=run)
+    t.start()
+    time.sleep(0.1)
+    sess.close()
+    t.join(5)
+    assert not t.is_alive() and len(caught) == 1
+
+
+# -- the threaded multi-partition path -------------------------------------------------------------------
+def test_values_going_back_and_forth_between_devices(threaded_path):
+    with tf.device("/device:CPU:0"):
+        a = tf.constant(1.0)
+        b = a + 1.0
+    with tf.device("/device:CPU:1"):
+        c = b * 3.0
+    with tf.device("/device:CPU:0"):
+        d = c + a
+    with tf.device("/device:CPU:1"):
+        e = d * b
+    with tf.Session(config=cpus(2)) as sess:
+        for _ in range(20):
+            assert sess.run([e, c]) == [14.0, 6.0]
+
+
+def test_loops_and_conds_across_devices_on_the_threaded_path(threaded_path):
+    def body(i, x):
+        with tf.device("/device:CPU:1"):
+            x2 = tf.cond(i < 3, lambda: x * 2.0, lambda: x + 1.0)
+        with tf.device("/device:CPU:0"):
+            i2 = i + 1
+        return i2, x2
+
+    with tf.device("/device:CPU:0"):
+        out = tf.while_loop(lambda i, x: i < 6, body, [tf.constant(0), tf.constant(1.0)])
+    with tf.Session(config=cpus(2)) as sess:
+        for _ in range(5):
+            assert sess.run(out) == [6, 11.0]
+
+
+def test_threaded_step_timeout_and_close(threaded_path):
+    q = tf.FIFOQueue(1, tf.float32)
+    with tf.device("/device:CPU:1"):
+        out = q.dequeue() + 1.0
+    with tf.device("/device:CPU:0"):
+        total = out * 2.0
+    sess = tf.Session(config=tf.ConfigProto(device_count={"CPU": 2}))
+    with pytest.raises(tf.errors.DeadlineExceededError):
+        sess.run(total, options=tf.RunOptions(timeout_in_ms=200))
+    caught = []
+
+    def run():
+        try:
+            sess.run(total)
+        except tf.errors.CancelledError as err:
+            caught.append(err)
+
+    t = threading.Thread(target=run)
+    t.start()
+    time.sleep(0.1)
+    sess.close()
+    t.join(5)
+    assert not t.is_alive() and len(caught) == 1
+
+
+def test_trace_of_a_loop_on_the_threaded_path(threaded_path):
+    with tf.device("/device:CPU:0"):
+        n = tf.placeholder(tf.int32, [])
+
+    def body(i, x):
+        with tf.device("/device:CPU:1"):
+            x2 = x + 1.0
+        return i + 1, x2
+
+    out = tf.while_loop(lambda i, x: i < n, body, [tf.constant(0), tf.constant(0.0)])
+    with tf.Session(config=cpus(2)) as sess:
+        md = tf.RunMetadata()
+        assert sess.run(out, {n: 4}, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                        run_metadata=md) == [4, 4.0]
+    labels = [s.timeline_label for d in md.step_stats.dev_stats for s in d.node_stats]
+    assert sum(" = Merge(" in label for label in labels) >= 5  # per iteration, and the exit test
+    assert any("_Recv(" in label for label in labels)
