@@ -15,7 +15,8 @@ continuation and hold no thread while they wait.
 A step's overhead is Python, so the run loop works from precomputed tables
 (executor_tables.py): each node's kind picks its path with one comparison, a tagged node is
 a plain tuple (node row, iteration state, is_dead), and an iteration holds slots only for
-its own frame's nodes.
+its own frame's nodes (frames.py). The step's lock is taken only while more than one thread
+may touch its tables (`runners`); a step run by one thread propagates without it.
 """
 from __future__ import annotations
 
@@ -29,11 +30,11 @@ from tensorweave.framework import errors
 from tensorweave.runtime import kernel_errors
 from tensorweave.runtime.executor_tables import (
     ASYNC, ASYNC_TRANSFER, CONTROL_FLOW_KINDS, CONTROL_TRIGGER, ENTER, EXIT, EXPENSIVE, KERNEL,
-    KERNEL_KINDS, MERGE, NEXT_ITERATION, SINK, SWITCH, TRANSFER, ExecutorTables,
-    FrameLayout)
+    KERNEL_KINDS, MERGE, NEXT_ITERATION, SINK, SWITCH, TRANSFER, ExecutorTables)
+from tensorweave.runtime.frames import FrameMachine, FrameState, IterationState, IterationTemplate
 from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables
 from tensorweave.runtime.step_context import DEAD, StepContext
-from tensorweave.runtime.thread_pool import Wakeup
+from tensorweave.runtime.thread_pool import CallerHelp, Continuation, Wakeup
 
 # (node row, iteration state, is_dead): a node instance in the ready queue.
 TaggedNode = tuple
@@ -58,70 +59,7 @@ def merge_outputs(inputs: list[Any]) -> tuple:
     return (DEAD, DEAD)  # a Merge without data inputs
 
 
-class IterationState:
-    """Input slots, pending counts and dead counts of one iteration of one frame, sized by
-    the frame's layout (its own nodes only)."""
-
-    __slots__ = ("input_tensors", "pending", "dead_count", "outstanding_ops", "outstanding_frames",
-                 "frame", "iteration", "step_view", "children")
-
-    def __init__(self, template: "IterationTemplate", frame: "FrameState", iteration: int,
-                 step_view: Optional[StepContext]) -> None:
-        self.input_tensors: list[Any] = template.input_tensors.copy()
-        self.pending = template.pending.copy()
-        self.dead_count = template.dead_count.copy()
-        self.outstanding_ops = 0
-        self.outstanding_frames = 0
-        self.frame = frame
-        self.iteration = iteration
-        self.step_view = step_view  # the step as kernels here see it (created when first needed)
-        self.children: Optional[dict[str, FrameState]] = None  # child frames by name
-
-
-class IterationTemplate:
-    """What a new iteration of a frame starts from: the layout's initial pending counts, with
-    the loop invariants (values of constant Enters) already delivered, and the nodes those
-    invariants alone make ready. Built once per frame execution, copied per iteration."""
-
-    __slots__ = ("input_tensors", "pending", "dead_count", "ready")
-
-    def __init__(self, layout: FrameLayout) -> None:
-        self.input_tensors: list[Any] = [None] * layout.num_inputs
-        self.pending = layout.pending_init
-        self.dead_count = [0] * layout.num_nodes
-        self.ready: list[tuple[NodeItem, bool]] = []
-
-
-class FrameState:
-    """One execution of a loop: a child frame of one iteration of its parent frame."""
-
-    __slots__ = ("frame_id", "name", "parent_state", "layout", "iterations", "iteration_count",
-                 "outstanding_iterations", "max_parallel", "pending_enters", "loop_invariants",
-                 "deferred_next", "dead_exits", "live_exits", "template")
-
-    def __init__(self, frame_id: str, name: str, parent_state: Optional[IterationState],
-                 layout: FrameLayout, max_parallel: int, pending_enters: int) -> None:
-        self.frame_id = frame_id
-        self.name = name
-        self.parent_state = parent_state
-        self.layout = layout
-        # Live iterations by number; inserted in increasing order and released from the lowest,
-        # so the first key is always the oldest live iteration.
-        self.iterations: dict[int, IterationState] = {}
-        self.iteration_count = 0
-        self.outstanding_iterations = 1
-        self.max_parallel = max_parallel
-        self.pending_enters = pending_enters
-        self.loop_invariants: list[tuple[NodeItem, Any]] = []
-        self.deferred_next: list[tuple[NodeItem, Any]] = []
-        # Each Exit delivers one value to the parent: live from the last iteration, or dead
-        # (when the whole loop is dead) once the frame is done.
-        self.dead_exits: dict[int, NodeItem] = {}
-        self.live_exits: set[int] = set()
-        self.template: Optional[IterationTemplate] = None  # with the invariants so far
-
-
-class ExecutorState:
+class ExecutorState(FrameMachine):
     """One step of one partition through the dataflow executor."""
 
     def __init__(self, executor: "DataflowExecutor", step: StepContext) -> None:
@@ -178,15 +116,7 @@ class ExecutorState:
             item, state, is_dead = tagged
             kind = item.kind
             if kind > MERGE or is_dead or self.error is not None:
-                if kind == NEXT_ITERATION or kind == EXIT:
-                    self.run_loop_edge(item, state, is_dead, ready)
-                    continue
-                if kind == EXPENSIVE and ready and not is_dead:
-                    self.hand_to_pool(tagged)  # other work is ready here: keep going inline
-                    continue
-                outputs = self.process(tagged)
-                if outputs is not None:  # None: asynchronous, its continuation propagates later
-                    self.finish_node(tagged, outputs, ready)
+                self.run_other(tagged, ready)
                 continue
             inputs = state.input_tensors
             start, end = item.slot, item.slot_end
@@ -234,6 +164,20 @@ class ExecutorState:
                 self.num_outstanding += added
                 if not self.num_outstanding:
                     self.complete()
+
+    def run_other(self, tagged: TaggedNode, ready: "collections.deque[TaggedNode]") -> None:
+        """A node off the inlined path: control flow but Switch and Merge, dead, asynchronous,
+        expensive, a transfer or a fetch, or any node once the step has failed."""
+        item, state, is_dead = tagged
+        kind = item.kind
+        if kind == NEXT_ITERATION or kind == EXIT:
+            self.run_loop_edge(item, state, is_dead, ready)
+        elif kind == EXPENSIVE and ready and not is_dead:
+            self.hand_to_pool(tagged)  # other work is ready here: keep going inline
+        else:
+            outputs = self.process(tagged)
+            if outputs is not None:  # None: asynchronous, its continuation propagates later
+                self.finish_node(tagged, outputs, ready)
 
     def run_loop_edge(self, item: NodeItem, state: IterationState, is_dead: bool,
                       ready: "collections.deque[TaggedNode]") -> None:
@@ -380,18 +324,18 @@ class ExecutorState:
             else:
                 self.release_runner()
 
-    def take_over(self, executed: list[tuple[NodeItem, tuple]], waiting: NodeItem,
+    def take_over(self, executed: list[tuple[NodeItem, tuple, bool]], waiting: NodeItem,
                   not_run: Any) -> "collections.deque[TaggedNode]":
         """Continues a step the straight-line path began: it ran `executed` (in order, each
-        with its outputs) and then called `waiting`, an asynchronous kernel that has not
-        completed. Delivers those outputs as the run loop would have and returns the nodes
-        now ready; `not_run(item)` tells which of them the straight-line path has not run.
-        The caller runs them (run_ready), and hands the kernel's completion to
-        `finish_async((waiting, root_state, False), result)`."""
+        with its outputs and whether it was dead) and then called `waiting`, an asynchronous
+        kernel that has not completed. Delivers those outputs as the run loop would have and
+        returns the nodes now ready; `not_run(item)` tells which of them the straight-line
+        path has not run. The caller runs them (run_ready), and hands the kernel's completion
+        to `finish_async((waiting, root_state, False), result)`."""
         root = self.root_state
         made_ready = collections.deque([(item, root, False) for item in self.tables.roots])
-        for item, outputs in executed:
-            self.activate(item, outputs, False, root, made_ready)
+        for item, outputs, is_dead in executed:
+            self.activate(item, outputs, is_dead, root, made_ready)
         ready = collections.deque(t for t in made_ready if t[0] is not waiting and not_run(t[0]))
         root.outstanding_ops = self.num_outstanding = len(ready) + 1
         self.runners = 2  # this thread, and the waiting kernel
@@ -407,7 +351,7 @@ class ExecutorState:
             finally:
                 _nesting.depth -= 1
         elif self.helpers is not None:
-            task = Continuation(self, continuation)
+            task = Continuation(self.run_ready, continuation)
             self.helpers.post(task)
             if self.tables.tables.num_expensive:
                 # Work worth a thread of its own: a pool thread may start it before the caller.
@@ -502,172 +446,6 @@ class ExecutorState:
         state.outstanding_ops -= 1
         self.finish_iteration_work(state, ready, before)
 
-    def propagate_enter(self, item: NodeItem, outputs: tuple, is_dead: bool, state: IterationState,
-                        ready: "collections.deque") -> None:
-        child = self.find_or_create_child(state, item)
-        child.pending_enters -= 1
-        if item.is_constant_enter and not is_dead:
-            child.loop_invariants.append((item, outputs[0]))
-            child.template = None
-            for child_state in list(child.iterations.values()):
-                self.activate(item, outputs, False, child_state, ready)
-        else:
-            self.activate(item, outputs, is_dead, child.iterations[0], ready)
-        self.maybe_finish_iteration(child, 0, ready)
-
-    def propagate_exit(self, item: NodeItem, outputs: tuple, is_dead: bool, state: IterationState,
-                       ready: "collections.deque") -> None:
-        frame = state.frame
-        if is_dead:
-            frame.dead_exits[item.id] = item
-        else:
-            frame.live_exits.add(item.id)
-            self.activate(item, outputs, False, frame.parent_state, ready)  # type: ignore[arg-type]
-
-    def propagate_next_iteration(self, item: NodeItem, outputs: tuple, is_dead: bool,
-                                 state: IterationState, ready: "collections.deque") -> None:
-        if is_dead:
-            return
-        frame = state.frame
-        nxt = state.iteration + 1
-        next_state = frame.iterations.get(nxt)
-        if next_state is None:
-            if nxt <= frame.iteration_count:
-                # that iteration already finished and was released: nothing can arrive here
-                raise errors.InternalError(None, item.op, "NextIteration into a released iteration")
-            if frame.outstanding_iterations >= frame.max_parallel:
-                frame.deferred_next.append((item, outputs[0]))
-                return
-            next_state = self.new_iteration(frame, ready)
-        self.activate(item, outputs, False, next_state, ready)
-
-    def activate(self, item: NodeItem, outputs: tuple, is_dead: bool, state: IterationState,
-                 ready: "collections.deque") -> None:
-        """Delivers a node's outputs (or its deadness) to its consumers in `state`."""
-        before = len(ready)
-        inputs, pending, dead_count = state.input_tensors, state.pending, state.dead_count
-        for dst_item, dst, slot, port in item.plain_edges:
-            if slot >= 0:
-                value = DEAD if is_dead else outputs[port]
-                inputs[slot] = value
-                edge_dead = value is DEAD
-            else:
-                edge_dead = is_dead
-            if edge_dead:
-                dead_count[dst] += 1
-            count = pending[dst] - 1
-            pending[dst] = count
-            if not count:
-                ready.append((dst_item, state, dead_count[dst] > 0))
-        if item.merge_edges:
-            self.activate_merges(item, outputs, is_dead, state, ready)
-        state.outstanding_ops += len(ready) - before
-
-    @staticmethod
-    def activate_merges(item: NodeItem, outputs: tuple, is_dead: bool, state: IterationState,
-                        ready: "collections.deque") -> None:
-        """A Merge's pending count is (controls << 1) | 1: it is ready once every control input
-        has arrived and either one live data input has (bit 0 cleared) or every data input is
-        dead. Does not count the ready nodes in `state.outstanding_ops` (the caller does)."""
-        inputs, pending, dead_count = state.input_tensors, state.pending, state.dead_count
-        for dst_item, dst, slot, port in item.merge_edges:
-            if slot < 0:
-                pending[dst] -= 2
-                dst_dead = dead_count[dst] == dst_item.num_data_inputs
-                fire = pending[dst] == 0 or (pending[dst] == 1 and dst_dead)
-            else:
-                value = DEAD if is_dead else outputs[port]
-                if value is not DEAD:
-                    count = pending[dst]
-                    if count & 1:
-                        pending[dst] = count & ~1
-                        inputs[slot] = value
-                    fire, dst_dead = count == 1, False
-                else:
-                    dead_count[dst] += 1
-                    dst_dead = dead_count[dst] == dst_item.num_data_inputs or item.kind == ENTER
-                    fire = pending[dst] == 1 and dst_dead
-            if fire:
-                ready.append((dst_item, state, dst_dead))
-
-    # -- frames and iterations ------------------------------------------------------------------
-    def find_or_create_child(self, state: IterationState, enter: NodeItem) -> FrameState:
-        children = state.children
-        if children is None:
-            children = state.children = {}
-        child = children.get(enter.frame_name)
-        if child is None:
-            name = enter.frame_name
-            child = FrameState(f"{state.frame.frame_id};{state.iteration};{name}", name, state,
-                               self.tables.layout(name), enter.parallel_iterations,
-                               self.tables.enter_counts[name])
-            child.iterations[0] = IterationState(child.layout.template, child, 0, None)
-            children[name] = child
-            state.outstanding_frames += 1
-        return child
-
-    def new_iteration(self, frame: FrameState, ready: "collections.deque") -> IterationState:
-        frame.iteration_count += 1
-        frame.outstanding_iterations += 1
-        number = frame.iteration_count
-        template = frame.template or self.iteration_template(frame)
-        state = frame.iterations[number] = IterationState(template, frame, number, None)
-        if template.ready:
-            for dst_item, is_dead in template.ready:
-                ready.append((dst_item, state, is_dead))
-            state.outstanding_ops = len(template.ready)
-        return state
-
-    def iteration_template(self, frame: FrameState) -> IterationTemplate:
-        """Delivers the loop invariants to a scratch iteration, once: later iterations copy it."""
-        template = IterationTemplate(frame.layout)
-        scratch = IterationState(template, frame, -1, None)
-        made_ready: collections.deque = collections.deque()
-        for enter_item, value in frame.loop_invariants:
-            self.activate(enter_item, (value,), False, scratch, made_ready)
-        template.input_tensors, template.pending = scratch.input_tensors, scratch.pending
-        template.dead_count = scratch.dead_count
-        template.ready = [(dst_item, is_dead) for dst_item, _, is_dead in made_ready]
-        frame.template = template
-        return template
-
-    @staticmethod
-    def iteration_done(frame: FrameState, iteration: int) -> bool:
-        state = frame.iterations.get(iteration)
-        if state is None or state.outstanding_ops or state.outstanding_frames:
-            return False
-        if iteration == 0:
-            return frame.pending_enters == 0
-        return (iteration - 1) not in frame.iterations
-
-    def maybe_finish_iteration(self, frame: FrameState, iteration: int, ready: "collections.deque") -> None:
-        """Releases finished iterations in order, starts deferred ones, and when the whole frame
-        is done releases it and sends its dead Exits to the parent."""
-        if frame is self.root:
-            return
-        it = next(iter(frame.iterations)) if frame.iterations else iteration
-        while self.iteration_done(frame, it):
-            del frame.iterations[it]
-            frame.outstanding_iterations -= 1
-            if frame.deferred_next:
-                state = self.new_iteration(frame, ready)
-                deferred, frame.deferred_next = frame.deferred_next, []
-                for item, value in deferred:
-                    self.activate(item, (value,), False, state, ready)
-            it += 1
-        if not frame.iterations and frame.pending_enters == 0:
-            self.finish_frame(frame, ready)
-
-    def finish_frame(self, frame: FrameState, ready: "collections.deque") -> None:
-        parent_state: IterationState = frame.parent_state  # type: ignore[assignment]
-        del parent_state.children[frame.name]  # type: ignore[union-attr]
-        for exit_id, exit_item in frame.dead_exits.items():
-            if exit_id in frame.live_exits:
-                continue  # it delivered its live value in the last iteration
-            self.activate(exit_item, (DEAD,), True, parent_state, ready)
-        parent_state.outstanding_frames -= 1
-        self.maybe_finish_iteration(parent_state.frame, parent_state.iteration, ready)
-
     # -- waiting --------------------------------------------------------------------------------
     def wait(self, timeout: Optional[float]) -> list[Any]:
         if not self.finished:
@@ -681,45 +459,16 @@ class ExecutorState:
             raise self.error
         for i, value in enumerate(self.results):
             if value is DEAD:
-                tables = self.tables.tables
-                sink = tables.items[tables.fetch_items[i]]
-                raise errors.InvalidArgumentError(
-                    None, sink.op, f"Retval[{tables.fetch_indices[i]}] does not have value: fetched "
-                    f"tensor {sink.name[len('_Fetch/'):]} is dead (its branch was not taken)")
+                raise dead_fetch_error(self.tables.tables, i)
         return self.results
 
 
-class CallerHelp:
-    """The caller's thread as a worker of a threaded multi-partition step: it runs the ready
-    work posted here, and is woken by `wake` when work is posted or a partition finishes."""
-
-    __slots__ = ("tasks", "wake")
-
-    def __init__(self) -> None:
-        self.tasks: collections.deque = collections.deque()
-        self.wake = Wakeup()
-
-    def post(self, task: "Continuation") -> None:
-        self.tasks.append(task)
-        self.wake.set()
-
-
-class Continuation:
-    """Ready work handed to a device's pool that a waiting thread may run instead, whichever
-    claims it first (popping the one-element list is atomic)."""
-
-    __slots__ = ("state", "box")
-
-    def __init__(self, state: ExecutorState, ready: "collections.deque[TaggedNode]") -> None:
-        self.state = state
-        self.box = [ready]
-
-    def run(self) -> None:
-        try:
-            ready = self.box.pop()
-        except IndexError:
-            return  # claimed by the other
-        self.state.run_ready(ready)
+def dead_fetch_error(tables: PartitionTables, i: int) -> errors.InvalidArgumentError:
+    """The error for fetching a value whose branch was not taken (the partition's `i`th fetch)."""
+    sink = tables.items[tables.fetch_items[i]]
+    return errors.InvalidArgumentError(
+        None, sink.op, f"Retval[{tables.fetch_indices[i]}] does not have value: fetched "
+        f"tensor {sink.name[len('_Fetch/'):]} is dead (its branch was not taken)")
 
 
 def wait_until_done(done: Any, timeout: Optional[float], record_error: Any) -> None:

@@ -1,22 +1,28 @@
 """Running a step's partitions (white paper 3.2.2): each partition is compiled for its own device
-and run by its own executor; the partitions of a step start together, one on the caller's
-thread and the others on their devices' thread pools, and synchronise only through the step's
-rendezvous. The step ends when every partition has; the first error cancels the step, which
-aborts the rendezvous and so wakes every partition still waiting for a value."""
+and run by its own executor; the partitions of a step start together and synchronise only
+through the step's rendezvous. The step ends when every partition has; the first error cancels
+the step, which aborts the rendezvous and so wakes every partition still waiting for a value.
+
+Small steps run all partitions on the caller's thread. Otherwise (the threaded path) partitions
+with work to do start on their devices' pools, those that begin by waiting for a received value
+start on the caller's thread (no thread hop), and the caller's thread, instead of only waiting,
+runs work that received values make ready (thread_pool.CallerHelp); where that work may be
+expensive it also goes to the device's pool, and whichever thread claims it first runs it."""
 from __future__ import annotations
 
 import time
 from typing import Any, Optional, Sequence
 
 from tensorweave.framework import errors
-from tensorweave.runtime import kernel_errors
-from tensorweave.runtime.executor import CallerHelp, DataflowExecutor, ExecutorState, wait_until_done
+from tensorweave.runtime import kernel_errors, optimistic_line
+from tensorweave.runtime.executor import DataflowExecutor, ExecutorState, wait_until_done
 from tensorweave.runtime.graph_compiler import KernelCache, PartitionTables, compile_partition
+from tensorweave.runtime.optimistic_line import OptimisticLine
 from tensorweave.runtime.partition import Partition
 from tensorweave.runtime.rendezvous import LocalRendezvous
 from tensorweave.runtime.step_context import StepContext
 from tensorweave.runtime.straight_line import StraightLineExecutor, topological_order
-from tensorweave.runtime.thread_pool import Wakeup
+from tensorweave.runtime.thread_pool import CallerHelp, Wakeup
 from tensorweave.runtime.traced_executor import TracingExecutorState, run_straight_line_traced
 
 
@@ -57,7 +63,9 @@ def _reaches_expensive(tables: PartitionTables) -> bool:
 
 class PartitionRunner:
     """One partition compiled into its executor: straight-line when it has no control flow, no
-    asynchronous kernel and nothing worth running in parallel, dataflow otherwise."""
+    asynchronous kernel and nothing worth running in parallel, dataflow otherwise; a dataflow
+    partition without loops or transfers also runs single-partition steps optimistically on
+    the straight-line path (optimistic_line.py)."""
 
     def __init__(self, partition: Partition, kernels: KernelCache, inter_op_threads: int) -> None:
         self.device = partition.device
@@ -69,15 +77,15 @@ class PartitionRunner:
         self._starts_by_waiting: Optional[bool] = None
         parallel = inter_op_threads != 1 and has_independent_expensive(tables)
         self.straight_line = not (tables.has_control_flow or tables.has_async or parallel)
-        # Asynchronous kernels but no control flow and no transfers: a single-partition step
-        # first tries the straight-line path (StraightLineExecutor.run_optimistic).
-        self.optimistic: Optional[StraightLineExecutor] = None
+        # Asynchronous kernels or conditionals, but no loops and no transfers: a single-partition
+        # step first tries the straight-line path (optimistic_line.py).
+        self.optimistic: Optional[OptimisticLine] = None
         if self.straight_line:
             self.executor: Any = StraightLineExecutor(tables)
         else:
             self.executor = DataflowExecutor(tables, self.device)
-            if not (tables.has_control_flow or parallel or any(it.is_transfer for it in tables.items)):
-                self.optimistic = StraightLineExecutor(tables)
+            if not parallel and optimistic_line.eligible(tables):
+                self.optimistic = OptimisticLine(tables)
 
     @property
     def starts_by_waiting(self) -> bool:
@@ -256,17 +264,18 @@ def run_partitions(runners: Sequence[PartitionRunner], num_fetches: int, step: S
 
 
 def _start_threaded(runners: Sequence[PartitionRunner], step: StepContext, helpers: CallerHelp) -> list[Any]:
-    """Starts a step's partitions for the threaded path: those that wait for received values
-    before any expensive work on this thread first (they run until they wait, and leave their
-    receivers in the rendezvous), then the first partition here, the others on their pools."""
+    """Starts a step's partitions for the threaded path: first, on their devices' pools, those
+    with work to do at once (they run alongside this thread); then, on this thread, those that
+    wait for received values before any expensive work (they run until they wait, leaving their
+    receivers in the rendezvous, at no thread hop); then the first partition, here."""
+    inline = [i == 0 or runner.starts_by_waiting for i, runner in enumerate(runners)]
     runs: list[Any] = [None] * len(runners)
     for i, runner in enumerate(runners):
-        if i and runner.starts_by_waiting:
-            runs[i] = runner.start(step, inline=True, helpers=helpers)
-    runs[0] = runners[0].start(step, inline=True, helpers=helpers)
-    for i, runner in enumerate(runners):
-        if runs[i] is None:
+        if not inline[i]:
             runs[i] = runner.start(step, inline=False, helpers=helpers)
+    for i in [*range(1, len(runners)), 0]:
+        if inline[i]:
+            runs[i] = runners[i].start(step, inline=True, helpers=helpers)
     return runs
 
 

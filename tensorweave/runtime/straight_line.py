@@ -1,26 +1,20 @@
 """The straight-line path (DESIGN.md "Parallelism"): a partition with no control flow, no
 asynchronous kernels and nothing worth running in parallel runs as a precomputed list of
-kernel calls over a flat value array. No pending counts, no queues, no locks.
-
-A single-partition step whose asynchronous kernels usually complete at once (a dequeue from a
-queue that has elements, a read from a reader with data) runs the same way, optimistically:
-when an asynchronous kernel has not completed by the time its call returns, the dataflow
-executor takes the step over from that point (ExecutorState.take_over), so a step that
-waits still holds no thread but the caller's, and nodes independent of the waiting one
-still run."""
+kernel calls over a flat value array. No pending counts, no queues, no locks. (The same
+program, run optimistically, also serves partitions with asynchronous kernels and dead
+values: optimistic_line.py.)"""
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 from tensorweave.runtime import kernel_errors
-from tensorweave.runtime.executor import _RETURNED, DataflowExecutor, ExecutorState
 from tensorweave.runtime.graph_compiler import PartitionTables
 from tensorweave.runtime.step_context import StepContext
 
 
 class Instruction:
     __slots__ = ("compute", "in_slots", "out_slot", "num_outputs", "needs_step", "free_slots", "item",
-                 "is_async")
+                 "is_async", "deadness", "control_sources")
 
     def __init__(self, compute: Callable[..., Any], in_slots: tuple[int, ...], out_slot: int,
                  num_outputs: int, needs_step: bool, item: Any) -> None:
@@ -32,59 +26,29 @@ class Instruction:
         self.free_slots: tuple[int, ...] = ()
         self.item = item
         self.is_async = item.is_async  # compute(step, done, *inputs)
-
-
-class AsyncCall:
-    """The `done` continuation the straight-line path gives an asynchronous kernel. Usually it
-    runs during the call; if not, whoever takes the step over gets the late result through
-    `forward_to`. Lock-free: list appends are atomic, and the first entry decides the order."""
-
-    __slots__ = ("box", "handoff")
-
-    def __init__(self) -> None:
-        self.box: list[Any] = []
-        self.handoff: Optional[list[Any]] = None
-
-    def done(self, result: Any) -> None:
-        box = self.box
-        box.append(result)
-        if box[0] is not _RETURNED:
-            return  # during the call: `returned` gives it to the caller
-        entry = (result,)
-        handoff: list[Any] = self.handoff  # type: ignore[assignment]
-        handoff.append(entry)
-        if handoff[0] is not entry:
-            handoff[0](result)  # the taker is already waiting for it
-
-    def returned(self) -> Any:
-        """After the call: what the kernel passed to `done`, or _RETURNED if it has not yet."""
-        box = self.box
-        if box:
-            return box[0]
-        self.handoff = []
-        box.append(_RETURNED)
-        return box[0]
-
-    def forward_to(self, target: Callable[[Any], None]) -> None:
-        """Sends the late result to `target`, now or when it comes."""
-        handoff: list[Any] = self.handoff  # type: ignore[assignment]
-        handoff.append(target)
-        first = handoff[0]
-        if first is not target:
-            target(first[0])
+        # Set by OptimisticLine: a control-flow node, or one that may see dead values.
+        self.deadness = False
+        self.control_sources: tuple[int, ...] = ()  # nodes whose deadness flows in by control edges
 
 
 def topological_order(tables: PartitionTables) -> list[int]:
-    """A valid execution order; Sends go as early as they can, since another device may be
-    waiting for them."""
+    """A valid execution order (of one iteration, in a loop); Sends go as early as they can,
+    since another device may be waiting for them."""
     items = tables.items
-    pending = [it.pending_init for it in items]
+    # In-degrees (a Merge's pending count is not one), without loops' back edges.
+    pending = [0] * len(items)
+    for it in items:
+        if it.control_flow != "next_iteration":
+            for dst, _, _ in it.out_edges:
+                pending[dst] += 1
     order: list[int] = []
     ready = [i for i, p in enumerate(pending) if p == 0]
     sends: list[int] = []
     while ready or sends:
         nid = sends.pop() if sends else ready.pop()
         order.append(nid)
+        if items[nid].control_flow == "next_iteration":
+            continue
         for dst, _, _ in items[nid].out_edges:
             pending[dst] -= 1
             if pending[dst] == 0:
@@ -153,62 +117,3 @@ class StraightLineExecutor:
         except Exception as err:
             kernel_errors.reraise(err, ins.item.op if ins is not None else None)
         return [vals[s] for s in self.fetch_slots]
-
-    def run_optimistic(self, step: StepContext, fallback: DataflowExecutor, timeout: Optional[float],
-                       active: Any) -> list[Any]:
-        """`run` for a partition with asynchronous kernels; if one has not completed when its
-        call returns, `fallback` takes the step over and this waits for it."""
-        vals: list[Any] = [None] * self.num_slots
-        ins = None
-        waiting: Optional[AsyncCall] = None
-        try:
-            for ins in self.program:
-                if ins.is_async:
-                    call = AsyncCall()
-                    ins.compute(step, call.done, *[vals[s] for s in ins.in_slots])
-                    result = call.returned()
-                    if result is _RETURNED:
-                        waiting = call
-                        break
-                    if isinstance(result, BaseException):
-                        raise result
-                elif ins.needs_step:
-                    result = ins.compute(step, *[vals[s] for s in ins.in_slots])
-                else:
-                    result = ins.compute(*[vals[s] for s in ins.in_slots])
-                n = ins.num_outputs
-                if n == 1:
-                    vals[ins.out_slot] = result
-                elif n:
-                    vals[ins.out_slot:ins.out_slot + n] = result
-                for s in ins.free_slots:
-                    vals[s] = None
-        except Exception as err:
-            # As in the dataflow executor, a failed step is cancelled: kernels that registered
-            # for cancellation (a mutex lock, say) let go of what they hold.
-            annotated = kernel_errors.annotate(err, ins.item.op if ins is not None else None)
-            step.cancel(annotated)
-            if annotated is err:
-                raise
-            raise annotated from err
-        if waiting is not None:
-            return self.hand_over(step, fallback, ins, waiting, vals, timeout, active)  # type: ignore[arg-type]
-        return [vals[s] for s in self.fetch_slots]
-
-    def hand_over(self, step: StepContext, fallback: DataflowExecutor, ins: Instruction, call: AsyncCall,
-                  vals: list[Any], timeout: Optional[float], active: Any) -> list[Any]:
-        """The dataflow executor continues the step from the waiting kernel `ins`."""
-        pos = self.position[ins.item.id]
-        executed = [(done.item, tuple(vals[done.out_slot:done.out_slot + done.num_outputs]))
-                    for done in self.program[:pos]]  # freed values: only run consumers needed them
-        state = ExecutorState(fallback, step)
-        position = self.position
-        ready = state.take_over(executed, ins.item, lambda item: position[item.id] > pos)
-        tagged = (ins.item, state.root_state, False)
-        call.forward_to(lambda result: state.finish_async(tagged, result))
-        active.add(state)
-        try:
-            state.run_ready(ready)
-            return state.wait(timeout)
-        finally:
-            active.discard(state)

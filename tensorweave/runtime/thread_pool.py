@@ -3,6 +3,7 @@ a wake-up), which matters because the executor hands it single kernels."""
 from __future__ import annotations
 
 import _thread
+import collections
 import queue
 import threading
 from typing import Any, Callable, Optional
@@ -64,3 +65,36 @@ class Wakeup:
             return False
         self.set()
         return True
+
+
+class CallerHelp:
+    """The caller's thread as a worker of a threaded multi-partition step: it runs the ready
+    work posted here, and is woken by `wake` when work is posted or a partition finishes."""
+
+    __slots__ = ("tasks", "wake")
+
+    def __init__(self) -> None:
+        self.tasks: collections.deque = collections.deque()
+        self.wake = Wakeup()
+
+    def post(self, task: "Continuation") -> None:
+        self.tasks.append(task)
+        self.wake.set()
+
+
+class Continuation:
+    """Ready work handed to a device's pool that a waiting thread may run instead, whichever
+    claims it first (popping the one-element list is atomic)."""
+
+    __slots__ = ("run_ready", "box")
+
+    def __init__(self, run: Callable[[Any], None], ready: Any) -> None:
+        self.run_ready = run
+        self.box = [ready]
+
+    def run(self) -> None:
+        try:
+            ready = self.box.pop()
+        except IndexError:
+            return  # claimed by the other
+        self.run_ready(ready)

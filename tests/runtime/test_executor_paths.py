@@ -16,7 +16,7 @@ from tensorweave.runtime import step_plan
 from tensorweave.runtime.executor_tables import assign_frames
 from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables
 from tensorweave.runtime.executor import _RETURNED
-from tensorweave.runtime.straight_line import AsyncCall
+from tensorweave.runtime.optimistic_line import AsyncCall
 
 # -- test-only ops ----------------------------------------------------------------------------------
 TestLaterDouble = define_op("TestLaterDouble", inputs=["x: float"], outputs=["y: float"],
@@ -39,6 +39,21 @@ def _short_nap_kernel(ctx):
     def compute(x):
         time.sleep(0.002)  # releases the GIL, as a BLAS call does
         return x + 1.0
+    return compute
+
+
+NAPS = []
+TestNap = define_op("TestNap", inputs=["x: float"], outputs=["y: float"],
+                    shape_fn=shape_fns.unchanged, expensive=True)
+
+
+@TestNap.kernel()
+def _nap_kernel(ctx):
+    def compute(x):
+        start = time.perf_counter()
+        time.sleep(0.2)  # releases the GIL
+        NAPS.append((start, time.perf_counter(), threading.get_ident()))
+        return x
     return compute
 
 
@@ -258,3 +273,59 @@ def test_trace_of_a_loop_on_the_threaded_path(threaded_path):
     labels = [s.timeline_label for d in md.step_stats.dev_stats for s in d.node_stats]
     assert sum(" = Merge(" in label for label in labels) >= 5  # per iteration, and the exit test
     assert any("_Recv(" in label for label in labels)
+
+
+# -- conditionals on the straight-line path ----------------------------------------------------------
+def test_control_trigger_runs_after_dead_inputs_and_dead_control_inputs_kill():
+    from tensorweave.ops.control_flow import primitives as cf
+    v = tf.Variable(0.0)
+    pred = tf.placeholder(tf.bool, [])
+    f, t = cf.switch(tf.constant(1.0), pred)
+    with tf.control_dependencies([tf.identity(t)]):
+        trigger = apply_op(cf.ControlTrigger)
+        dead_when_false = tf.identity(tf.constant(2.0))
+    with tf.control_dependencies([trigger]):
+        bump = tf.assign_add(v, 1.0)
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        sess.run(bump.op, {pred: False})
+        sess.run(bump.op, {pred: True})
+        assert sess.run(v) == 2.0
+        assert sess.run(dead_when_false, {pred: True}) == 2.0
+        with pytest.raises(tf.errors.InvalidArgumentError, match="dead"):
+            sess.run(dead_when_false, {pred: False})
+
+
+def test_dequeue_in_a_branch_runs_only_when_taken():
+    q = tf.FIFOQueue(10, tf.float32, shapes=[[]])
+    enq = q.enqueue([tf.constant(7.0)])
+    pred = tf.placeholder(tf.bool, [])
+    out = tf.cond(pred, lambda: q.dequeue() * 2.0, lambda: tf.constant(-1.0))
+    with tf.Session() as sess:
+        assert sess.run(out, {pred: False}) == -1.0      # the empty queue is not touched
+        assert sess.run(q.size()) == 0
+        timer = threading.Timer(0.05, lambda: sess.run(enq))
+        timer.start()                                    # the dequeue waits: handed over
+        assert sess.run(out, {pred: True}) == 14.0
+        timer.join()
+        sess.run(enq)
+        assert sess.run(out, {pred: True}) == 14.0       # completes during its call
+        md = tf.RunMetadata()                            # the traced (dataflow) path agrees
+        assert sess.run(out, {pred: False}, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                        run_metadata=md) == -1.0
+
+
+def test_partitions_with_work_run_at_the_same_time():
+    """The threaded path starts partitions that have work before running one on the caller's
+    thread, so their expensive kernels overlap."""
+    NAPS.clear()
+    x = tf.placeholder(tf.float32)
+    with tf.device("/device:CPU:0"):
+        a = apply_op(TestNap, x=x)
+    with tf.device("/device:CPU:1"):
+        b = apply_op(TestNap, x=x)
+    with tf.Session(config=cpus(2, inter_op_parallelism_threads=1)) as sess:
+        assert sess.run([a, b], {x: 1.0}) == [1.0, 1.0]
+    (s1, e1, t1), (s2, e2, t2) = NAPS
+    assert s1 < e2 and s2 < e1, "the two partitions' kernels did not overlap"
+    assert t1 != t2
