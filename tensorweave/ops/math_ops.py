@@ -232,7 +232,8 @@ def _split_large(ctx: Any, ufunc: Callable, plain: Callable) -> Callable:
 
 
 def _ufunc_kernel(op: Any, ufunc: str, fold: bool = False) -> None:
-    _kernel(op)(lambda ctx: _split_large(ctx, getattr(ctx.xp, ufunc), _guard_broadcast(ctx, getattr(ctx.xp, ufunc))))
+    _kernel(op)(lambda ctx: _split_large(ctx, getattr(ctx.xp, ufunc),
+                                         _guard_broadcast(ctx, getattr(ctx.xp, ufunc))))
     if fold:
         op.registrations["constant_value"] = _fold(getattr(np, ufunc))
 

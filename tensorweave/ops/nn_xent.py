@@ -85,19 +85,20 @@ _CHUNKS_PER_THREAD = 4  # small row blocks balance a helper that starts late
 
 
 class _RowSplitter:
-    """Runs `fn(r0, r1)` over blocks of rows: on the caller alone for small batches, otherwise
-    over a ChunkRunner (each block's passes then also stay in cache)."""
+    """Runs a rows function over blocks of rows: on the caller alone for small batches,
+    otherwise over a ChunkRunner (each block's passes then also stay in cache)."""
 
     def __init__(self, ctx: Any) -> None:
         self.runner = ChunkRunner.for_kernel(ctx, uses_blas=False) if ctx.xp is np else None
 
-    def run(self, rows: int, cols: int, fn: Callable[[int, int], None]) -> None:
-        runner = self.runner
-        if runner is None or not runner.helpers or rows < 2 or rows * cols < _PARALLEL_LOGITS:
-            fn(0, rows)
+    def run(self, rows_fn: Callable[..., None], *arrays: Any) -> None:
+        """rows_fn(*blocks) over blocks of rows of `arrays` (all of them split along axis 0)."""
+        runner, rows = self.runner, arrays[0].shape[0]
+        if runner is None or not runner.helpers or rows < 2 or arrays[0].size < _PARALLEL_LOGITS:
+            rows_fn(*arrays)
             return
         bounds = split_bounds(rows, min(rows, (runner.helpers + 1) * _CHUNKS_PER_THREAD))
-        runner.run(len(bounds) - 1, lambda i: fn(bounds[i], bounds[i + 1]))
+        runner.run(len(bounds) - 1, lambda i: rows_fn(*(a[bounds[i]:bounds[i + 1]] for a in arrays)))
 
 
 def _softmax_parts(xp: Any, logits: Any) -> tuple[Any, Any]:
@@ -156,8 +157,7 @@ def _xent_kernel(ctx: Any) -> Callable:
             probs -= labels
             return -xp.einsum("ij,ij->i", labels, log_probs), probs
         loss, backprop = np.empty(logits.shape[0], logits.dtype), np.empty(logits.shape, logits.dtype)
-        splitter.run(logits.shape[0], logits.shape[1], lambda r0, r1: _dense_rows(
-            logits[r0:r1], labels[r0:r1], loss[r0:r1], backprop[r0:r1]))
+        splitter.run(_dense_rows, logits, labels, loss, backprop)
         return loss, backprop
 
     return compute
@@ -189,8 +189,7 @@ def _sparse_xent_kernel(ctx: Any) -> Callable:
             probs[rows, labels] -= 1
             return -log_probs[rows, labels], probs
         loss, backprop = np.empty(batch, logits.dtype), np.empty(logits.shape, logits.dtype)
-        splitter.run(batch, classes, lambda r0, r1: _sparse_rows(
-            logits[r0:r1], labels[r0:r1], loss[r0:r1], backprop[r0:r1]))
+        splitter.run(_sparse_rows, logits, labels, loss, backprop)
         return loss, backprop
 
     return compute

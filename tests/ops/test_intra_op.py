@@ -73,7 +73,8 @@ def test_late_helpers_do_not_keep_the_kernels_arrays():
     p.shutdown()
 
 
-SHAPES = [((7, 5), (5, 11)), ((31, 3), (3, 2)), ((1, 9), (9, 13)), ((13, 1), (1, 6)), ((4, 0), (0, 5))]
+SHAPES = [((7, 5), (5, 11)), ((31, 3), (3, 2)), ((1, 9), (9, 13)), ((13, 1), (1, 6)), ((4, 0), (0, 5)),
+          ((3, 50), (50, 4)), ((5, 41), (41, 2))]  # the last two: long inner dimensions, split in k
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
@@ -81,11 +82,12 @@ SHAPES = [((7, 5), (5, 11)), ((31, 3), (3, 2)), ((1, 9), (9, 13)), ((13, 1), (1,
 def test_splitter_matches_numpy(pool, sa, sb, dtype):
     rng = np.random.RandomState(1)
     a, b = rng.randn(*sa).astype(dtype), rng.randn(*sb).astype(dtype)
-    split = MatMulSplitter(ChunkRunner(lambda: pool, 2), min_macs=0)
-    assert split.wants_split(a, b) == (max(sa[0], sb[1]) >= 3)
-    if split.wants_split(a, b):
-        np.testing.assert_allclose(split(a, b), a @ b, rtol=1e-5, atol=1e-5)
-        np.testing.assert_allclose(split(b.T, a.T), b.T @ a.T, rtol=1e-5, atol=1e-5)  # views
+    for helpers in (1, 2):
+        split = MatMulSplitter(ChunkRunner(lambda: pool, helpers), min_macs=0)
+        assert split.wants_split(a, b) == (max(sa[0], sb[1]) >= helpers + 1)
+        if split.wants_split(a, b):
+            np.testing.assert_allclose(split(a, b), a @ b, rtol=1e-5, atol=1e-5)
+            np.testing.assert_allclose(split(b.T, a.T), b.T @ a.T, rtol=1e-5, atol=1e-5)  # views
 
 
 def test_splitter_batches_broadcast(pool):
@@ -166,7 +168,8 @@ def split_elementwise(monkeypatch):
     monkeypatch.setattr(intra_op, "available_cores", lambda: 3)
 
 
-BROADCASTS = [((7, 5), (5,)), ((7, 1), (1, 5)), ((1, 5), (9, 5)), ((8, 3, 2), (3, 1)), ((), (6, 2)), ((6, 4), (6, 4))]
+BROADCASTS = [((7, 5), (5,)), ((7, 1), (1, 5)), ((1, 5), (9, 5)), ((8, 3, 2), (3, 1)), ((), (6, 2)),
+              ((6, 4), (6, 4))]
 
 
 @pytest.mark.parametrize("xs,ys", BROADCASTS)
@@ -192,7 +195,8 @@ def test_split_binary_rejects_incompatible_shapes(split_elementwise):
 
 def test_split_activations_and_bias_add_match_numpy(split_elementwise):
     rng = np.random.RandomState(6)
-    x, g, b = rng.randn(9, 4, 3).astype(np.float32), rng.randn(9, 4, 3).astype(np.float32), rng.randn(3).astype(np.float32)
+    x, g = rng.randn(9, 4, 3).astype(np.float32), rng.randn(9, 4, 3).astype(np.float32)
+    b = rng.randn(3).astype(np.float32)
     x[0, 0, 0] = 0.0
     relu = tf.nn.relu(tf.constant(x))
     relu_grad = tf._apply_op(nn_ops.ReluGrad, gradients=tf.constant(g), features=tf.constant(x))
@@ -201,3 +205,23 @@ def test_split_activations_and_bias_add_match_numpy(split_elementwise):
     np.testing.assert_array_equal(got[0], np.maximum(x, 0))
     np.testing.assert_array_equal(got[1], g * (x > 0))
     np.testing.assert_array_equal(got[2], x + b)
+
+
+@pytest.mark.parametrize("m,k,n", [(20, 8, 40), (1, 5, 3), (70, 4, 90), (5, 6, 2), (0, 3, 4), (3, 0, 5)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.int32])
+def test_oriented_dot_matches_numpy_in_both_orientations(m, k, n, dtype):
+    rng = np.random.RandomState(7)
+    a = (rng.randn(m, k) * 3).astype(dtype)
+    b_stored = (rng.randn(n, k) * 3).astype(dtype)  # b = b_stored.T: the transposed layout
+    for left in (a, np.ascontiguousarray(a.T).T):
+        got = intra_op.oriented_dot(left, b_stored.T)
+        assert got.flags.c_contiguous and got.dtype == dtype
+        np.testing.assert_allclose(got, np.dot(a, b_stored.T), rtol=1e-5, atol=1e-4)
+
+
+def test_splitter_uses_the_transposed_form_for_few_rows(pool):
+    rng = np.random.RandomState(8)
+    a, b_stored = rng.randn(6, 9).astype(np.float32), rng.randn(40, 9).astype(np.float32)
+    split = MatMulSplitter(ChunkRunner(lambda: pool, 2), min_macs=0)
+    np.testing.assert_allclose(split(a, b_stored.T), a @ b_stored.T, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(split(a.T.copy().T, b_stored.T), a @ b_stored.T, rtol=1e-5, atol=1e-5)

@@ -258,3 +258,41 @@ def test_total_and_regularization_losses():
     assert tf.losses.get_losses(loss_collection="mine") == [b] and tf.losses.get_losses() == [a]
     tf.losses.add_loss(b)
     assert tf.losses.get_losses() == [a, b]
+
+
+# ---------------------------------------------------------------------------------------------
+# The fused kernels' row blocks (split over the device's threads for large batches)
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture
+def split_rows(monkeypatch):
+    from tensorweave.ops import intra_op
+    monkeypatch.setattr(nn_xent, "_PARALLEL_LOGITS", 0)
+    monkeypatch.setattr(intra_op, "available_cores", lambda: 3)
+
+
+@pytest.mark.parametrize("rows", [1, 2, 7, 25])
+def test_xent_kernels_in_row_blocks_match_numpy(split_rows, rows):
+    rng = np.random.RandomState(rows)
+    logits = (rng.randn(rows, 13) * 4).astype(np.float32)
+    labels = rng.randint(0, 13, rows).astype(np.int64)
+    soft = rng.rand(rows, 13).astype(np.float32)
+    sparse = tf._apply_op(nn_xent.SparseSoftmaxCrossEntropyWithLogits, features=logits, labels=labels)
+    dense = tf._apply_op(nn_xent.SoftmaxCrossEntropyWithLogits, features=logits, labels=soft)
+    (loss, backprop), (dloss, dbackprop) = evaluate([sparse, dense])
+    log_probs = np_log_softmax(logits.astype(np.float64))
+    onehot = np.eye(13)[labels]
+    np.testing.assert_allclose(loss, -log_probs[np.arange(rows), labels], rtol=1e-5)
+    np.testing.assert_allclose(backprop, np.exp(log_probs) - onehot, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dloss, np_xent(soft, logits.astype(np.float64)), rtol=1e-5)
+    np.testing.assert_allclose(dbackprop, np.exp(log_probs) - soft, rtol=1e-5, atol=1e-6)
+
+
+def test_xent_kernels_empty_batch_and_float64():
+    logits = np.zeros((0, 4))
+    loss, backprop = evaluate(tf._apply_op(nn_xent.SparseSoftmaxCrossEntropyWithLogits, features=logits,
+                                           labels=np.zeros(0, np.int32)))
+    assert loss.shape == (0,) and backprop.shape == (0, 4) and loss.dtype == np.float64
+    logits = np.array([[1.0, 2.0, 3.0]])
+    loss, _ = evaluate(tf._apply_op(nn_xent.SoftmaxCrossEntropyWithLogits, features=logits,
+                                    labels=np.array([[0.0, 0.0, 1.0]])))
+    np.testing.assert_allclose(loss, -np_log_softmax(logits)[:, 2], rtol=1e-14)

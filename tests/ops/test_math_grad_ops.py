@@ -36,7 +36,8 @@ def test_fused_grad_matches_numpy(name, fn, ref, bounds, dtype):
     result = evaluate(z)
     assert result.dtype == dtype and result.shape == (3, 5)
     tol = 2e-3 if dtype == np.float16 else 1e-5 if dtype in (np.float32, np.complex64) else 1e-12
-    np.testing.assert_allclose(result, ref(y.astype(np.complex128), dy.astype(np.complex128)), rtol=tol, atol=tol)
+    want = ref(y.astype(np.complex128), dy.astype(np.complex128))
+    np.testing.assert_allclose(result, want, rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("name,fn,ref,bounds", FUSED, ids=[f[0] for f in FUSED])

@@ -8,6 +8,12 @@ import pytest
 import tensorweave as tf
 from tensorweave.ops import training_ops
 
+@pytest.fixture(autouse=True)
+def in_place_for_all_sizes(monkeypatch):
+    """The tests' variables are tiny: let them take the in-place path of large ones."""
+    monkeypatch.setattr(training_ops, "_IN_PLACE_SIZE", 0)
+
+
 W0 = np.arange(12, dtype=np.float32).reshape(3, 4)
 G = np.full((3, 4), 0.5, np.float32)
 
@@ -59,6 +65,27 @@ def test_value_waiting_for_a_kernel_keeps_its_snapshot():
     sess = _session()
     for step in range(2):
         np.testing.assert_allclose(sess.run(later), W0 - step * 0.1 * G, rtol=1e-6)
+
+
+def test_copy_on_write_buffers_are_reused_only_when_released():
+    """Steps that hold a snapshot (copy-on-write) alternate with steps that do not (in place,
+    or into the buffer the last copy replaced): every snapshot and every update stays right."""
+    w, grad, plain = _gd_graph()
+    read = tf.identity(w)
+    with tf.control_dependencies([read]):
+        held = tf.train.GradientDescentOptimizer(0.1).apply_gradients([(grad, w)])
+    with tf.control_dependencies([held]):
+        later = read * 1.0
+    sess = _session()
+    snapshots = []
+    for step in range(6):
+        if step % 2:
+            sess.run(plain)
+        else:
+            snapshots.append((step, sess.run(later)))
+    for step, value in snapshots:
+        np.testing.assert_allclose(value, W0 - step * 0.1 * G, rtol=1e-6)
+    np.testing.assert_allclose(sess.run(w), W0 - 6 * 0.1 * G, rtol=1e-5)
 
 
 def test_slots_fetched_earlier_keep_their_values():
@@ -129,7 +156,8 @@ def test_fused_block_rules_equal_the_rules_bit_for_bit(monkeypatch, rule, slots,
     """The fused forms (written into the targets block by block) give the rules' own results."""
     monkeypatch.setattr(training_ops, "_BLOCK", 7)  # 30 elements: blocks of 7 and a last of 2
     rng = np.random.RandomState(1)
-    states = [rng.randn(5, 6).astype(np.float32)] + [rng.rand(5, 6).astype(np.float32) + 0.5 for _ in range(slots)]
+    states = [rng.randn(5, 6).astype(np.float32)]
+    states += [rng.rand(5, 6).astype(np.float32) + 0.5 for _ in range(slots)]
     grad = rng.randn(5, 6).astype(np.float32)
     before = [np.asarray(v, np.float32) for v in hyper["before"]]
     args = before + [grad] + [np.asarray(v, np.float32) for v in hyper["after"]]
@@ -138,3 +166,17 @@ def test_fused_block_rules_equal_the_rules_bit_for_bit(monkeypatch, rule, slots,
     training_ops._blocked_update(rule, states, targets, args, len(before), attrs)
     for got, expected in zip(targets, want):
         np.testing.assert_array_equal(got, expected)
+
+
+def test_small_variables_are_updated_as_new_arrays(monkeypatch):
+    monkeypatch.setattr(training_ops, "_IN_PLACE_SIZE", 1 << 14)
+    w, grad, train = _gd_graph()
+    read = tf.identity(w)
+    with tf.control_dependencies([read]):
+        held = tf.train.GradientDescentOptimizer(0.1).apply_gradients([(grad, w)])
+    with tf.control_dependencies([held]):
+        later = read * 1.0
+    sess = _session()
+    np.testing.assert_allclose(sess.run(later), W0, rtol=1e-6)
+    sess.run(train)
+    np.testing.assert_allclose(sess.run(w), W0 - 2 * 0.1 * G, rtol=1e-6)
