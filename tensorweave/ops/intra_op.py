@@ -27,7 +27,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 __all__ = ["ChunkRunner", "ElementwiseSplitter", "IntraOpSettings", "MatMulSplitter", "available_cores",
-           "intra_op_settings", "may_reorient", "oriented_dot", "split_binary", "split_bounds"]
+           "intra_op_settings", "may_reorient", "oriented_dot", "split_bounds"]
 
 # Below this many multiply-adds (m * n * k) a product runs as one BLAS call: waking a helper
 # costs about 60 us, a split [256x256]@[256x256] (17M) measured no faster, [320^3] (33M) 10% faster.
@@ -94,7 +94,7 @@ class ChunkRunner:
         job = _Job(n, fn)
         pool = self._pool_getter()
         for _ in range(helpers):
-            pool.schedule(job.work)
+            pool.schedule_help(job.work)  # the help lane: before queued kernels
         job.work()
         job.finished.wait()  # only chunks other threads are running right now remain
         # Helpers still queued behind busy pool threads keep the job alive: let them not keep
@@ -257,8 +257,12 @@ class ElementwiseSplitter:
     def wants_split(self, size: int, shape: tuple) -> bool:
         return size >= self.min_elements and len(shape) > 0 and shape[0] >= 2 * self.parts
 
-    def run(self, fn: Callable[..., Any], shape: tuple, dtype: Any, *operands: Any) -> np.ndarray:
-        out = np.empty(shape, dtype)
+    def run(self, fn: Callable[..., Any], shape: tuple, dtype: Any, *operands: Any,
+            out: Optional[np.ndarray] = None) -> np.ndarray:
+        """The result in `out` (which may be one of the operands: each block reads only its own
+        elements), or in a new array."""
+        if out is None:
+            out = np.empty(shape, dtype)
         rows, ndim = shape[0], len(shape)
         sliced = [type(a) is np.ndarray and a.ndim == ndim and a.shape[0] == rows for a in operands]
         bounds = split_bounds(rows, 2 * self.parts)  # 2 blocks per thread: a late helper costs less
@@ -269,29 +273,3 @@ class ElementwiseSplitter:
 
         self.runner.run(len(bounds) - 1, block)
         return out
-
-
-def split_binary(ctx: Any, ufunc: Callable, plain: Callable[[Any, Any], Any],
-                 incompatible: Callable[[tuple, tuple], Exception]) -> Callable[[Any, Any], Any]:
-    """A binary ufunc kernel: `plain` itself when the node's output is small (or cannot be
-    split), else a compute that runs large broadcast results in blocks over the device's
-    threads and small ones through `plain`. `incompatible(x_shape, y_shape)` is the error for
-    shapes that do not broadcast."""
-    split = ElementwiseSplitter.for_kernel(ctx)
-    if split is None:
-        return plain
-    dtype, size, shape_of = ctx.output_dtypes[0].as_numpy_dtype, np.size, np.shape
-
-    def compute(x: Any, y: Any) -> Any:
-        if size(x) < split.min_elements and size(y) < split.min_elements:
-            return plain(x, y)
-        xs, ys = shape_of(x), shape_of(y)
-        try:
-            shape = xs if xs == ys else np.broadcast_shapes(xs, ys)
-        except ValueError:
-            raise incompatible(xs, ys) from None
-        if not split.wants_split(int(np.prod(shape)), shape):
-            return plain(x, y)
-        return split.run(lambda out, a, b: ufunc(a, b, out=out), shape, dtype, x, y)
-
-    return compute

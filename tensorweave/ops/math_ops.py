@@ -23,7 +23,7 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.ops import shape_fns
-from tensorweave.ops.intra_op import split_binary
+from tensorweave.ops.elementwise_kernels import forwarding_unary, split_binary
 from tensorweave.ops.reduction_ops import *  # noqa: F401,F403  (TF's math_ops has them too)
 from tensorweave.ops.reduction_ops import __all__ as _reduction_all
 from tensorweave.ops.reduction_ops import _dims, _invalid, broadcast_gradient_args  # noqa: F401
@@ -98,6 +98,11 @@ def _fold(fn: Callable) -> Callable:
 # ---------------------------------------------------------------------------------------------
 # Unary ops: y = f(x), same dtype, same shape
 # ---------------------------------------------------------------------------------------------
+def _ufunc_unary(ctx: Any, ufunc: Callable) -> Callable:
+    """The ufunc itself, or for large values a kernel writing into its input when it may."""
+    return forwarding_unary(ctx, ufunc, lambda out, x: ufunc(x, out=out))
+
+
 def _unary(name: str, types: str, ufunc: Optional[str], public: str, doc: str,
            fold: bool = False, out: str = "T") -> tuple[Any, Callable]:
     """Defines unary op `name` (kernel: the array namespace's `ufunc`, unless registered
@@ -105,7 +110,7 @@ def _unary(name: str, types: str, ufunc: Optional[str], public: str, doc: str,
     op = define_op(name, inputs=["x: T"], outputs=[f"y: {out}"], attrs=[f"T: {{{types}}}"],
                    shape_fn=shape_fns.unchanged)
     if ufunc is not None:
-        _kernel(op)(lambda ctx: getattr(ctx.xp, ufunc))
+        _kernel(op)(lambda ctx: _ufunc_unary(ctx, getattr(ctx.xp, ufunc)))
         if fold:
             op.registrations["constant_value"] = _fold(getattr(np, ufunc))
 
@@ -165,7 +170,11 @@ _kernel(ComplexAbs)(lambda ctx: ctx.xp.absolute)
 @_kernel(Rsqrt)
 def _rsqrt_kernel(ctx: Any) -> Callable:
     reciprocal_, sqrt_ = ctx.xp.reciprocal, ctx.xp.sqrt
-    return lambda x: reciprocal_(sqrt_(x))
+
+    def into(out: Any, x: Any) -> None:
+        reciprocal_(sqrt_(x, out=out), out=out)
+
+    return forwarding_unary(ctx, lambda x: reciprocal_(sqrt_(x)), into)
 
 
 @_kernel(Sigmoid)
@@ -179,7 +188,12 @@ def _sigmoid_kernel(ctx: Any) -> Callable:
         e += 1
         return reciprocal_(e)
 
-    return compute
+    def into(out: Any, x: Any) -> None:  # the same operations, in place
+        exp_(negative_(x, out=out), out=out)
+        out += 1
+        reciprocal_(out, out=out)
+
+    return forwarding_unary(ctx, compute, into)
 
 
 @_kernel(Round)
@@ -604,6 +618,10 @@ Cast = define_op("Cast", inputs=["x: SrcT"], outputs=["y: DstT"],
                  shape_fn=shape_fns.unchanged)
 
 
+def _same_value(x: Any) -> Any:
+    return x
+
+
 def _cast_fn(src: _dtypes.DType, dst: _dtypes.DType, xp: Any) -> Callable:
     """x -> x as `dst` with TF's rules: complex loses its imaginary part (also for bool),
     anything -> bool is x != 0, floats -> integers truncate toward zero (NaN and out-of-range
@@ -615,7 +633,7 @@ def _cast_fn(src: _dtypes.DType, dst: _dtypes.DType, xp: Any) -> Callable:
                                             "supported")
         return unsupported
     if src == dst:
-        return xp.copy
+        return _same_value  # TF's Cast forwards its input then; aliasing is safe (buffer_forwarding.py)
     real = xp.real if src.is_complex and not dst.is_complex else None
     if dst == _dtypes.bool:
         if real is not None:
@@ -636,7 +654,7 @@ def _cast_constant_value(t: Tensor) -> Optional[np.ndarray]:
     if value is None:
         return None
     with np.errstate(all="ignore"):
-        return np.asarray(_cast_fn(t.op.get_attr("SrcT"), t.op.get_attr("DstT"), np)(np.asarray(value)))
+        return np.array(_cast_fn(t.op.get_attr("SrcT"), t.op.get_attr("DstT"), np)(np.asarray(value)))
 
 
 Cast.registrations["constant_value"] = _cast_constant_value

@@ -27,7 +27,10 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import array_ops, linalg_ops, math_ops, random_ops, shape_fns
 from tensorweave.ops.array_ops import shape_error
-from tensorweave.ops.intra_op import ElementwiseSplitter, split_binary
+from tensorweave.ops import buffer_forwarding
+from tensorweave.ops.buffer_forwarding import forwardable
+from tensorweave.ops.elementwise_kernels import forwarding_unary, may_forward, split_binary
+from tensorweave.ops.intra_op import ElementwiseSplitter
 from tensorweave.ops.math_ops import sigmoid, tanh  # noqa: F401  (tf.nn.sigmoid, tf.nn.tanh)
 from tensorweave.ops.reduction_ops import register_kernel as _kernel
 
@@ -77,26 +80,10 @@ def _typed(ctx: Any, value: float) -> Any:
     return np.asarray(value, dtype=ctx.output_dtypes[0].as_numpy_dtype)
 
 
-def _split_unary(ctx: Any, plain: Callable, block: Callable) -> Callable:
-    """`plain(x)`, with large inputs computed by `block(out, x)` in blocks over the device's
-    threads (intra_op.ElementwiseSplitter)."""
-    split = ElementwiseSplitter.for_kernel(ctx)
-    if split is None:
-        return plain
-    dtype = ctx.output_dtypes[0].as_numpy_dtype
-
-    def compute(x: Any) -> Any:
-        if not split.wants_split(np.size(x), np.shape(x)):
-            return plain(x)
-        return split.run(block, x.shape, dtype, x)
-
-    return compute
-
-
 @_kernel(Relu)
 def _relu_kernel(ctx: Any) -> Callable:
     maximum, zero = ctx.xp.maximum, _zero(ctx)
-    return _split_unary(ctx, lambda x: maximum(x, zero), lambda out, x: maximum(x, zero, out=out))
+    return forwarding_unary(ctx, lambda x: maximum(x, zero), lambda out, x: maximum(x, zero, out=out))
 
 
 @_kernel(ReluGrad)
@@ -105,14 +92,23 @@ def _relu_grad_kernel(ctx: Any) -> Callable:
     # A product with the mask, as TF's kernel (an inf gradient on an off unit gives NaN there
     # too); several times faster than a select in NumPy.
     plain = lambda g, x: multiply(g, greater(x, zero))  # noqa: E731
-    split = ElementwiseSplitter.for_kernel(ctx)
-    if split is None:
+    if not may_forward(ctx, (0, 1)):
         return plain
+    split = ElementwiseSplitter.for_kernel(ctx)
+    dtype, least = np.dtype(ctx.output_dtypes[0].as_numpy_dtype), buffer_forwarding.MIN_FORWARD_ELEMENTS
 
     def compute(g: Any, x: Any) -> Any:
-        if np.shape(g) != np.shape(x) or not split.wants_split(np.size(g), np.shape(g)):
+        shape = np.shape(g)
+        if shape != np.shape(x) or g.size < least:
             return plain(g, x)
-        return split.run(lambda out, gb, xb: multiply(gb, greater(xb, zero), out=out), g.shape, g.dtype, g, x)
+        # g, then x: each is bound only to its parameter here (buffer_forwarding counts)
+        out = g if forwardable(g, shape, dtype) else x if forwardable(x, shape, dtype) else None
+        if split is not None and split.wants_split(g.size, shape):
+            return split.run(lambda o, gb, xb: multiply(gb, greater(xb, zero), out=o), shape, dtype, g, x,
+                             out=out)
+        if out is None:
+            return plain(g, x)
+        return multiply(g, greater(x, zero), out=out)
 
     return compute
 
@@ -125,7 +121,7 @@ def _relu6_kernel(ctx: Any) -> Callable:
         y = maximum(x, zero)
         return minimum(y, six, out=y) if y.ndim else minimum(y, six)
 
-    return compute
+    return forwarding_unary(ctx, compute, lambda out, x: minimum(maximum(x, zero, out=out), six, out=out))
 
 
 @_kernel(Relu6Grad)

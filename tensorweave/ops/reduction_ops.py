@@ -24,6 +24,7 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import shape_fns
+from tensorweave.ops.buffer_forwarding import forwardable
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_all",
            "reduce_any", "reduce_logsumexp", "count_nonzero", "argmax", "argmin", "arg_max",
@@ -499,24 +500,37 @@ AddN = define_op("AddN", inputs=["inputs: N * T"], outputs=["sum: T"],
                  attrs=["N: int >= 1", "T: numbertype"], shape_fn=_add_n_shape)
 
 
+def _check_add_n_shapes(xs: tuple, node_name: str) -> None:
+    shape = xs[0].shape
+    for i, x in enumerate(xs):
+        if x.shape != shape:
+            raise _invalid(f"Inputs to operation {node_name} of type AddN must have the same size and "
+                           f"shape.  Input 0: {_dims(shape)} != input {i}: {_dims(x.shape)}")
+
+
 @register_kernel(AddN)
 def _add_n_kernel(ctx: Any) -> Callable:
     checked = not all(t.shape.is_fully_defined() for t in ctx.op.inputs)
-    copy = ctx.xp.copy
+    node_name = ctx.node_name
+    dtype = np.dtype(ctx.output_dtypes[0].as_numpy_dtype) if ctx.xp is np else None
+    add = ctx.xp.add
 
     def compute(*xs: Any) -> Any:
         if checked:
-            shape = xs[0].shape
-            for i, x in enumerate(xs):
-                if x.shape != shape:
-                    raise _invalid(f"Inputs to operation {ctx.node_name} of type AddN must have the "
-                                   f"same size and shape.  Input 0: {_dims(shape)} != input {i}: "
-                                   f"{_dims(x.shape)}")
+            _check_add_n_shapes(xs, node_name)
         if len(xs) == 1:
-            return copy(xs[0])
-        total = xs[0] + xs[1]
-        for x in xs[2:]:
-            total += x  # `total` is our own fresh array: accumulate in place
+            return xs[0]  # as TF: the sum of one tensor is that tensor
+        # The sum goes into the first or second input when nothing else holds it (buffer
+        # forwarding), else into a new array; either way ((x0 + x1) + x2) + ..., as before.
+        shape = np.shape(xs[0])
+        if dtype is not None and forwardable(xs[0], shape, dtype):
+            total = add(xs[0], xs[1], out=xs[0])
+        elif dtype is not None and forwardable(xs[1], shape, dtype):
+            total = add(xs[0], xs[1], out=xs[1])
+        else:
+            total = xs[0] + xs[1]
+        for i in range(2, len(xs)):
+            total += xs[i]  # `total` is ours: accumulate in place
         return total
 
     return compute

@@ -4,7 +4,8 @@ forms, with TensorFlow's update rules.
 
 Dense updates write the variable's and the slots' buffers in place, as TF1's kernels do, when
 nothing else can see those buffers: an array a cell holds is private when the cell's reference
-is its only one. CPython's reference counts are exact, and every holder of the old value counts:
+is its only one (buffer_forwarding.held_only_by; kernels forward their inputs by the same
+reference counts, buffer_forwarding.forwardable). CPython's reference counts are exact, and every holder of the old value counts:
 a value fetched by the user or waiting for a kernel in this step (the executor holds it), a
 view of it (a view references its base), a kernel running on it. Reads dereference the cell when
 their consumer runs, so a value read before the update and still held anywhere keeps its
@@ -19,7 +20,6 @@ depend on the table size.
 from __future__ import annotations
 
 import contextlib
-import sys
 import threading
 from typing import Any, Callable, Sequence
 
@@ -28,6 +28,7 @@ import numpy as np
 from tensorweave.framework import errors
 from tensorweave.framework.op_def import define_op
 from tensorweave.ops import shape_fns
+from tensorweave.ops.buffer_forwarding import held_only_by
 
 __all__: list[str] = []
 
@@ -59,36 +60,6 @@ _BLOCK = 1 << 17
 # Variables smaller than this are updated as whole new arrays: for bench/mlp_step.py's 100x10
 # weights the in-place path's checks cost 24 us against 9 (Adagrad).
 _IN_PLACE_SIZE = 1 << 14
-
-
-def _refs(cell: Any) -> int:
-    value = cell.value
-    return sys.getrefcount(value)
-
-
-class _Probe:
-    __slots__ = ("value",)
-
-
-def _baseline_refs() -> int:
-    """What `_refs` reports for an array held by one cell and nothing else (measured, not
-    assumed, so the rule holds whatever references the interpreter's calls add)."""
-    probe = _Probe()
-    probe.value = np.empty(1)
-    return _refs(probe)
-
-
-_PRIVATE_REFS = _baseline_refs()
-
-
-def _private(cell: Any) -> bool:
-    """Whether the cell's array may be written in place: a writeable base array (not a view of
-    another buffer) that nothing but the cell references. Call before taking local references."""
-    value = cell.value
-    if type(value) is not np.ndarray or value.base is not None or not value.flags.writeable:
-        return False
-    del value
-    return _refs(cell) <= _PRIVATE_REFS
 
 
 def _blocked_update(rule: Callable[..., tuple], states: Sequence[np.ndarray], targets: Sequence[np.ndarray],
@@ -138,7 +109,7 @@ class _Spare:
             if spare is None or spare.shape != like.shape or spare.dtype != like.dtype:
                 return np.empty_like(like)
             del spare
-            if not _private(self):
+            if not held_only_by(self):
                 return np.empty_like(like)
             spare, self.value = self.value, None
             return spare
@@ -163,7 +134,7 @@ def _dense_update(rule: Callable[..., tuple], cells: Sequence[Any], args: Sequen
         _whole_update(rule, cells, [var] + [cell.read(node) for cell in cells[1:]], args, attrs)
         return
     del var
-    in_place = [_private(cell) for cell in cells]  # before this function references the arrays
+    in_place = [held_only_by(cell) for cell in cells]  # before this function references the arrays
     states = [cell.read(node) for cell in cells]
     if not all(type(a) is np.ndarray and a.flags.c_contiguous and a.shape == shape for a in states):
         _whole_update(rule, cells, states, args, attrs)

@@ -33,6 +33,7 @@ from tensorweave.runtime.executor_tables import (
     KERNEL_KINDS, MERGE, NEXT_ITERATION, SINK, SWITCH, TRANSFER, ExecutorTables)
 from tensorweave.runtime.frames import FrameMachine, FrameState, IterationState, IterationTemplate
 from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables
+from tensorweave.runtime.kernel_scheduling import ExpensiveKernels
 from tensorweave.runtime.step_context import DEAD, StepContext
 from tensorweave.runtime.thread_pool import CallerHelp, Continuation, Wakeup
 
@@ -59,7 +60,7 @@ def merge_outputs(inputs: list[Any]) -> tuple:
     return (DEAD, DEAD)  # a Merge without data inputs
 
 
-class ExecutorState(FrameMachine):
+class ExecutorState(FrameMachine, ExpensiveKernels):
     """One step of one partition through the dataflow executor."""
 
     def __init__(self, executor: "DataflowExecutor", step: StepContext) -> None:
@@ -86,6 +87,7 @@ class ExecutorState(FrameMachine):
         # Multi-partition steps on the threaded path: continuations go to the caller's thread
         # (which would otherwise only wait), and to the pool where they may be expensive.
         self.helpers: Optional[CallerHelp] = None
+        self.init_split_slot()
 
     # -- the run loop ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -112,6 +114,9 @@ class ExecutorState(FrameMachine):
         too; every other node goes through `process` and `finish_node`."""
         popleft = ready.popleft
         while ready:
+            # No earlier node's outputs stay referenced here while a kernel runs: a kernel may
+            # write into an input nothing else holds (ops/buffer_forwarding.py).
+            result = outputs = value = None
             tagged = popleft()
             item, state, is_dead = tagged
             kind = item.kind
@@ -172,8 +177,8 @@ class ExecutorState(FrameMachine):
         kind = item.kind
         if kind == NEXT_ITERATION or kind == EXIT:
             self.run_loop_edge(item, state, is_dead, ready)
-        elif kind == EXPENSIVE and ready and not is_dead:
-            self.hand_to_pool(tagged)  # other work is ready here: keep going inline
+        elif kind == EXPENSIVE and not is_dead and self.error is None:
+            self.run_expensive(tagged, ready)  # kernel_scheduling.py
         else:
             outputs = self.process(tagged)
             if outputs is not None:  # None: asynchronous, its continuation propagates later
@@ -202,10 +207,6 @@ class ExecutorState(FrameMachine):
         state.outstanding_ops -= 1
         self.finish_iteration_work(state, ready, before)
 
-    def hand_to_pool(self, tagged: TaggedNode) -> None:
-        self.add_runner()
-        self.device.thread_pool.schedule(self.run_ready, collections.deque([tagged]))
-
     def add_runner(self) -> None:
         if self.runners == 1:
             self.runners = 2  # the caller holds the only count: nobody else can change it
@@ -233,8 +234,8 @@ class ExecutorState(FrameMachine):
         watch each node, such as the tracing executor)."""
         while ready:
             tagged = ready.popleft()
-            if tagged[0].kind == EXPENSIVE and ready and not tagged[2]:
-                self.hand_to_pool(tagged)
+            if tagged[0].kind == EXPENSIVE and not tagged[2] and self.error is None:
+                self.run_expensive(tagged, ready)
                 continue
             outputs = self.process(tagged)
             if outputs is not None:

@@ -25,7 +25,10 @@ class NodeItem:
                  "deref_inputs", "is_sink", "is_transfer",
                  # run-time rows, filled by executor_tables.ExecutorTables
                  "kind", "local_id", "slot", "slot_end", "plain_edges", "merge_edges",
-                 "dead_outputs", "cleared_inputs", "fetch_index")
+                 "dead_outputs", "cleared_inputs", "fetch_index",
+                 # scheduling: critical_path.py's static priority; whether the kernel split its
+                 # work over the device's pool when it last ran (learned by the executor)
+                 "priority", "splits")
 
     def __init__(self, node_id: int, name: str, op: Optional[Operation]) -> None:
         self.id = node_id
@@ -57,6 +60,8 @@ class NodeItem:
         self.dead_outputs: tuple[Any, ...] = ()
         self.cleared_inputs: list[None] = []
         self.fetch_index = -1
+        self.priority = 0.0
+        self.splits = False
 
 
 def _no_kernel(*args: Any) -> Any:

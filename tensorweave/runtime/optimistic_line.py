@@ -95,6 +95,8 @@ class OptimisticLine(StraightLineExecutor):
         try:
             for ins in self.program:
                 args = [vals[s] for s in ins.in_slots]
+                for s in ins.free_slots:  # before the call: see StraightLineExecutor.run
+                    vals[s] = None
                 n = ins.num_outputs
                 if ins.deadness and (result := self.dead_or_control_flow(ins, args, dead)) is not _RUN:
                     vals[ins.out_slot:ins.out_slot + n] = result
@@ -116,8 +118,7 @@ class OptimisticLine(StraightLineExecutor):
                         vals[ins.out_slot] = result
                     elif n:
                         vals[ins.out_slot:ins.out_slot + n] = result
-                for s in ins.free_slots:
-                    vals[s] = None
+                result = None
         except Exception as err:
             # As in the dataflow executor, a failed step is cancelled: kernels that registered
             # for cancellation (a mutex lock, say) let go of what they hold.

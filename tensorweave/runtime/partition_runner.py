@@ -15,6 +15,8 @@ from typing import Any, Optional, Sequence
 
 from tensorweave.framework import errors
 from tensorweave.runtime import kernel_errors, optimistic_line
+from tensorweave.runtime.cost_model import CostModel
+from tensorweave.runtime.critical_path import assign_priorities
 from tensorweave.runtime.executor import DataflowExecutor, ExecutorState, wait_until_done
 from tensorweave.runtime.graph_compiler import KernelCache, PartitionTables, compile_partition
 from tensorweave.runtime.optimistic_line import OptimisticLine
@@ -67,7 +69,8 @@ class PartitionRunner:
     partition without loops or transfers also runs single-partition steps optimistically on
     the straight-line path (optimistic_line.py)."""
 
-    def __init__(self, partition: Partition, kernels: KernelCache, inter_op_threads: int) -> None:
+    def __init__(self, partition: Partition, kernels: KernelCache, inter_op_threads: int,
+                 cost_model: Optional[CostModel] = None) -> None:
         self.device = partition.device
         self.fetch_indices = [index for index, _ in partition.fetches]
         tables = compile_partition(partition.nodes, self.device, kernels.for_node,
@@ -83,6 +86,7 @@ class PartitionRunner:
         if self.straight_line:
             self.executor: Any = StraightLineExecutor(tables)
         else:
+            assign_priorities(tables, cost_model, self.device)
             self.executor = DataflowExecutor(tables, self.device)
             if not parallel and optimistic_line.eligible(tables):
                 self.optimistic = OptimisticLine(tables)

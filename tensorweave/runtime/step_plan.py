@@ -96,7 +96,7 @@ class StepPlan:
             Partition(devices[0])]
         if len(self.partitions) > 1 and graph_options.enable_recv_scheduling:
             schedule_recvs(self.partitions, placer.cost_model)
-        self.runners = [PartitionRunner(p, kernels, config.inter_op_parallelism_threads)
+        self.runners = [PartitionRunner(p, kernels, config.inter_op_parallelism_threads, placer.cost_model)
                         for p in self.partitions]
         self.single = self.runners[0] if len(self.runners) == 1 else None
         self.small_step = self.single is None and _is_small(self.runners, placer.cost_model)

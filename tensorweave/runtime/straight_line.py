@@ -103,17 +103,22 @@ class StraightLineExecutor:
         ins = None
         try:
             for ins in self.program:
+                # Values used for the last time are dropped before the call and no output
+                # stays in `result`: the kernel may write into an input nothing else holds
+                # (ops/buffer_forwarding.py).
+                args = [vals[s] for s in ins.in_slots]
+                for s in ins.free_slots:
+                    vals[s] = None
                 if ins.needs_step:
-                    result = ins.compute(step, *[vals[s] for s in ins.in_slots])
+                    result = ins.compute(step, *args)
                 else:
-                    result = ins.compute(*[vals[s] for s in ins.in_slots])
+                    result = ins.compute(*args)
                 n = ins.num_outputs
                 if n == 1:
                     vals[ins.out_slot] = result
                 elif n:
                     vals[ins.out_slot:ins.out_slot + n] = result
-                for s in ins.free_slots:
-                    vals[s] = None
+                result = None
         except Exception as err:
             kernel_errors.reraise(err, ins.item.op if ins is not None else None)
         return [vals[s] for s in self.fetch_slots]

@@ -1,5 +1,11 @@
 """A small fixed thread pool: cheaper to submit to than concurrent.futures (a queue put and
-a wake-up), which matters because the executor hands it single kernels."""
+a wake-up), which matters because the executor hands it single kernels.
+
+Two lanes: intra-op help (ops/intra_op.ChunkRunner asking idle threads to take chunks of a
+running kernel) goes before queued work, so a helper is never stuck behind a big kernel that
+waits for a thread (it would find its kernel's chunks all taken by then). Each thread counts the
+help its kernels asked for (`help_requests`): the executor learns from it which kernels split
+their work over the pool (executor.ExecutorState.run_expensive)."""
 from __future__ import annotations
 
 import _thread
@@ -9,9 +15,23 @@ import threading
 from typing import Any, Callable, Optional
 
 
+class _HelpRequests(threading.local):
+    count = 0
+
+
+# Per thread: how many times kernels running on it asked the pool for helpers.
+help_requests = _HelpRequests()
+
+_STOP = object()
+
+
 class ThreadPool:
     def __init__(self, num_threads: int, name: str) -> None:
+        # One token in the queue per task (it wakes one thread); the tasks themselves wait in
+        # the two lanes, so a thread that wakes takes help first whichever token woke it.
         self._queue: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
+        self._help: collections.deque = collections.deque()
+        self._work: collections.deque = collections.deque()
         self._threads = []
         self.num_threads = num_threads
         for i in range(num_threads):
@@ -20,20 +40,35 @@ class ThreadPool:
             self._threads.append(t)
 
     def schedule(self, fn: Callable[..., Any], *args: Any) -> None:
-        self._queue.put((fn, args))
+        self._work.append((fn, args))
+        self._queue.put(True)
+
+    def schedule_help(self, fn: Callable[[], Any]) -> None:
+        """Intra-op help for a kernel running now: `fn` must return at once if nothing is left."""
+        help_requests.count += 1
+        self._help.append((fn, ()))
+        self._queue.put(True)
 
     def _worker(self) -> None:
-        get = self._queue.get
+        get, help_lane, work_lane = self._queue.get, self._help, self._work
         while True:
-            item = get()
-            if item is None:
+            if get() is _STOP:
                 return
-            fn, args = item
+            while True:  # a task is in a lane for every token (appended before its put)
+                try:
+                    fn, args = help_lane.popleft()
+                except IndexError:
+                    try:
+                        fn, args = work_lane.popleft()
+                    except IndexError:  # another thread took "ours" and ours is still coming
+                        continue
+                break
             fn(*args)
+            fn = args = None  # hold nothing while idle
 
     def shutdown(self) -> None:
         for _ in self._threads:
-            self._queue.put(None)
+            self._queue.put(_STOP)
 
 
 class Wakeup:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-from tensorweave.ops import intra_op, nn_ops
+from tensorweave.ops import buffer_forwarding, intra_op, nn_ops
 from tensorweave.ops.intra_op import ChunkRunner, MatMulSplitter, split_bounds
 from tensorweave.runtime.thread_pool import ThreadPool
 from tensorweave.testing.op_test import evaluate
@@ -163,8 +163,10 @@ def test_intra_op_setting_of_one_thread_disables_splitting(monkeypatch):
 
 @pytest.fixture
 def split_elementwise(monkeypatch):
-    """Every element-wise output with at least 6 rows splits, over 3 threads."""
+    """Every element-wise output with at least 6 rows splits, over 3 threads (and every
+    kernel that may write into an input looks for one, whatever the size)."""
     monkeypatch.setattr(intra_op, "_SPLIT_ELEMENTS", 0)
+    monkeypatch.setattr(buffer_forwarding, "MIN_FORWARD_ELEMENTS", 0)
     monkeypatch.setattr(intra_op, "available_cores", lambda: 3)
 
 
