@@ -1,22 +1,31 @@
 """Graph-level and op-level seeds (`tf.set_random_seed`), with TF1's combination rules."""
 from __future__ import annotations
 
+import threading
+import weakref
 from typing import Optional
 
 from tensorweave.framework import graph as _graph
 
 DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2**31 - 1
+# Per graph, how many op seeds it has handed out (TF's _graph_to_seed_dict).
+_SEEDS_GIVEN: "weakref.WeakKeyDictionary[object, int]" = weakref.WeakKeyDictionary()
+_SEEDS_LOCK = threading.Lock()
 
 
 def get_seed(op_seed: Optional[int]) -> tuple[Optional[int], Optional[int]]:
-    """(graph_seed, op_seed) for a new random op, as TF1 derives them:
-    graph seed set and op seed unset -> the op seed is the graph's op count (deterministic);
-    only the op seed set -> the default graph seed; neither -> nondeterministic."""
-    graph_seed = _graph.get_default_graph().seed
+    """(graph_seed, op_seed) for a new random op, as TF derives them (TF 2.x graph mode):
+    graph seed set and op seed unset -> the op seed counts the calls of this kind on the
+    graph (0, 1, 2, ...: not the op count, which TF1 used); only the op seed set -> the
+    default graph seed; neither -> nondeterministic."""
+    graph = _graph.get_default_graph()
+    graph_seed = graph.seed
     if graph_seed is not None:
         if op_seed is None:
-            op_seed = _graph.get_default_graph()._last_id
+            with _SEEDS_LOCK:
+                op_seed = _SEEDS_GIVEN.setdefault(graph, 0)
+                _SEEDS_GIVEN[graph] = op_seed + 1
         seeds = (_truncate(graph_seed), _truncate(op_seed))
     elif op_seed is not None:
         seeds = (DEFAULT_GRAPH_SEED, _truncate(op_seed))

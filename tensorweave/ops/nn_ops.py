@@ -19,6 +19,7 @@ import numpy as np
 
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import errors
+from tensorweave.framework import random_seed
 from tensorweave.framework import tensor_util
 from tensorweave.framework.graph import Tensor, name_scope
 from tensorweave.framework.op_def import define_op
@@ -652,6 +653,7 @@ def dropout(x: Any, keep_prob: Any = None, noise_shape: Any = None, seed: Option
             if not 0 <= rate < 1:
                 raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), got {rate}")
             if rate == 0:
+                random_seed.get_seed(seed)  # TF's dummy RNG step: later ops keep their derived seeds
                 return x
             scaled = math_ops.multiply(x, convert_to_tensor(1.0 / (1.0 - rate), dtype=dtype))
         else:

@@ -1,14 +1,19 @@
 """Random ops (white paper Table 1): RandomUniform, RandomUniformInt, RandomStandardNormal,
 TruncatedNormal, Multinomial, RandomShuffle, and their TF1 wrappers.
 
-Seeding follows TF1: the wrappers derive the `seed`/`seed2` attrs with
-`random_seed.get_seed`, and each kernel owns a generator created when the kernel is built
-(once per session and node) from (seed, seed2). So a seeded op gives the same sequence in
-every session, successive runs draw new values, and seed == seed2 == 0 means a fresh
-nondeterministic stream. The numbers are NumPy's PCG64, not TF's Philox.
+They give TensorFlow's numbers. The wrappers build the ops TF's wrappers build and derive the
+`seed`/`seed2` attrs with `random_seed.get_seed` (TF's graph and op seeds), and each kernel owns a
+Philox4x32-10 stream keyed by (seed, seed2), created when the kernel is built (once per session
+and node), as TF's GuardedPhiloxRandom: so a seeded op gives TF's sequence in every session,
+successive runs draw new values (each run reserves 256 blocks per output, as TF does), and
+seed == seed2 == 0 means a fresh random key. The words become numbers as TF's CPU kernels make
+them (random_distributions.py); none of this depends on how the work is split over threads,
+except for Multinomial, whose TF kernel seeds each of its row shards differently: we shard the
+rows as TF's thread pool would (`_multinomial_shards`).
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -22,13 +27,15 @@ from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, dimension_value
-from tensorweave.ops.linalg_ops import format_dims, shape_error, with_rank
+from tensorweave.ops import random_distributions as _dist
+from tensorweave.ops.intra_op import available_cores
+from tensorweave.ops.linalg_ops import format_dims, with_rank
+from tensorweave.ops.philox import PhiloxGenerator, philox_words
 
 __all__ = ["random_uniform", "random_normal", "truncated_normal", "multinomial", "random_shuffle"]
 
 _SEED_ATTRS = ["seed: int = 0", "seed2: int = 0"]
 _FLOAT_TYPES = "{float16, float32, float64}"
-_TRUNCATE_AT = 2.0  # TruncatedNormal re-draws values at least this many stddevs from the mean
 
 
 def _invalid(message: str) -> errors.InvalidArgumentError:
@@ -36,12 +43,18 @@ def _invalid(message: str) -> errors.InvalidArgumentError:
 
 
 def _make_generator(ctx: Any) -> np.random.Generator:
-    """The kernel's own stream: deterministic in (seed, seed2) unless both are 0."""
+    """A NumPy stream deterministic in (seed, seed2) unless both are 0 (RandomShuffleQueue's
+    draws; the random ops here use `_philox`)."""
     seed, seed2 = ctx.attr("seed"), ctx.attr("seed2")
     if seed == 0 and seed2 == 0:
         return np.random.default_rng()
     mask = (1 << 64) - 1  # SeedSequence wants non-negative entropy
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed & mask, seed2 & mask])))
+
+
+def _philox(ctx: Any) -> PhiloxGenerator:
+    """The kernel's Philox stream, keyed by its (seed, seed2) attrs as in TF."""
+    return PhiloxGenerator(ctx.attr("seed"), ctx.attr("seed2"))
 
 
 # -- the shape input -------------------------------------------------------------------------------
@@ -86,48 +99,28 @@ RandomStandardNormal = _random_op("RandomStandardNormal")
 TruncatedNormal = _random_op("TruncatedNormal")
 
 
-@RandomUniform.kernel()
-def _random_uniform_kernel(ctx: Any) -> Callable[..., Any]:
-    rng, read_shape, asarray = _make_generator(ctx), _shape_reader(ctx), ctx.xp.asarray
-    np_dtype = np.dtype(ctx.output_dtypes[0].as_numpy_dtype)
-    if np_dtype == np.float16:
-        # k * 2**-10 is exact in float16 and stays below 1; rounding a float32 draw could give 1.0.
-        step = np.float16(2.0 ** -10)
-        return lambda shape: asarray(rng.integers(0, 1 << 10, read_shape(shape), dtype=np.int16)
-                                     .astype(np.float16) * step)
-    return lambda shape: asarray(rng.random(read_shape(shape), dtype=np_dtype))
+def _float_kernel(sample: Callable[..., np.ndarray]) -> Callable[[Any], Callable[..., Any]]:
+    """A builder for RandomUniform / RandomStandardNormal / TruncatedNormal: `sample(key,
+    counter, size, dtype)` fills a flat array from the run's reservation."""
+
+    def build(ctx: Any) -> Callable[..., Any]:
+        gen, read_shape, asarray = _philox(ctx), _shape_reader(ctx), ctx.xp.asarray
+        np_dtype = np.dtype(ctx.output_dtypes[0].as_numpy_dtype)
+
+        def compute(shape: Any) -> Any:
+            dims = read_shape(shape)
+            size = math.prod(dims)
+            counter = gen.reserve_outputs(size)
+            return asarray(sample(gen.key, counter, size, np_dtype).reshape(dims))
+
+        return compute
+
+    return build
 
 
-def _standard_normal(rng: np.random.Generator, np_dtype: Any) -> Callable[[Any], np.ndarray]:
-    if np_dtype == np.float16:  # NumPy draws float32/float64 only
-        return lambda size: rng.standard_normal(size, dtype=np.float32).astype(np.float16)
-    return lambda size: rng.standard_normal(size, dtype=np_dtype)
-
-
-@RandomStandardNormal.kernel()
-def _random_standard_normal_kernel(ctx: Any) -> Callable[..., Any]:
-    read_shape, asarray = _shape_reader(ctx), ctx.xp.asarray
-    draw = _standard_normal(_make_generator(ctx), np.dtype(ctx.output_dtypes[0].as_numpy_dtype))
-    return lambda shape: asarray(draw(read_shape(shape)))
-
-
-@TruncatedNormal.kernel()
-def _truncated_normal_kernel(ctx: Any) -> Callable[..., Any]:
-    read_shape, asarray = _shape_reader(ctx), ctx.xp.asarray
-    np_dtype = np.dtype(ctx.output_dtypes[0].as_numpy_dtype)
-    work = np.float32 if np_dtype == np.float16 else np_dtype
-    draw = _standard_normal(_make_generator(ctx), work)
-
-    def compute(shape: Any) -> Any:
-        dims = read_shape(shape)
-        flat = draw(int(np.prod(dims)))
-        bad = np.flatnonzero(np.abs(flat) >= _TRUNCATE_AT)
-        while bad.size:  # ~4.6% re-drawn per round, so a few rounds at most
-            flat[bad] = draw(bad.size)
-            bad = bad[np.abs(flat[bad]) >= _TRUNCATE_AT]
-        return asarray(flat.reshape(dims).astype(np_dtype, copy=False))
-
-    return compute
+RandomUniform.kernel()(_float_kernel(_dist.uniform))
+RandomStandardNormal.kernel()(_float_kernel(_dist.normal))
+TruncatedNormal.kernel()(_float_kernel(_dist.truncated_normal))
 
 
 # -- RandomUniformInt ------------------------------------------------------------------------------
@@ -145,20 +138,22 @@ RandomUniformInt = define_op(
 
 @RandomUniformInt.kernel()
 def _random_uniform_int_kernel(ctx: Any) -> Callable[..., Any]:
-    rng, read_shape, asarray = _make_generator(ctx), _shape_reader(ctx), ctx.xp.asarray
+    gen, read_shape, asarray = _philox(ctx), _shape_reader(ctx), ctx.xp.asarray
     np_dtype = np.dtype(ctx.output_dtypes[0].as_numpy_dtype)
 
     def compute(shape: Any, minval: Any, maxval: Any) -> Any:
-        dims = read_shape(shape)
         for name, v in (("minval", minval), ("maxval", maxval)):
             if np.ndim(v) != 0:
                 raise _invalid(f"{name} must be 0-D, got shape {format_dims(np.shape(v))}")
-        if 0 in dims:  # TF checks minval < maxval only for non-empty outputs
+        dims = read_shape(shape)
+        size = math.prod(dims)
+        if size == 0:  # TF returns before checking minval < maxval, and draws nothing
             return asarray(np.zeros(dims, dtype=np_dtype))
         lo, hi = int(minval), int(maxval)
         if lo >= hi:
             raise _invalid(f"Need minval < maxval, got {lo} >= {hi}")
-        return asarray(rng.integers(lo, hi, dims, dtype=np_dtype))
+        counter = gen.reserve_outputs(size)
+        return asarray(_dist.uniform_int(gen.key, counter, size, np_dtype, lo, hi).reshape(dims))
 
     return compute
 
@@ -190,27 +185,79 @@ def _check_multinomial_inputs(logits: Any, num_samples: Any) -> int:
     return n
 
 
+def _intra_op_threads(ctx: Any) -> int:
+    """The threads of TF's intra-op pool for this session: ConfigProto's
+    intra_op_parallelism_threads, or one per core."""
+    intra = getattr(ctx.session_state, "intra_op_parallelism_threads", 0) or 0
+    return intra if intra > 0 else available_cores()
+
+
+def _multinomial_shards(batch: int, num_samples: int, num_classes: int, threads: int) -> list[int]:
+    """Where TF's CPU Multinomial kernel starts its row shards: its ParallelFor blocks (Eigen's
+    cost model, block size and parallel-efficiency search). TF seeds each shard by its first
+    row, so its samples depend on this split, which we therefore reproduce."""
+    cost = int(50 * (num_samples * math.log(num_classes) / math.log(2) + num_classes))
+    wanted = int((batch * float(cost) - 100000) / 100000 + 0.9)  # Eigen's CostModel::numThreads
+    if threads <= 1 or batch <= 1 or min(threads, max(1, wanted)) == 1:
+        return [0]
+    size = min(batch, max(-(-batch // (4 * threads)), int(1.0 / (cost / 40000.0))))
+    largest = min(batch, 2 * size)
+    count = -(-batch // size)
+    efficiency = count / (-(-count // threads) * threads)
+    previous = count
+    while efficiency < 1.0 and previous > 1:  # coarser blocks while no less efficient
+        coarser = -(-batch // (previous - 1))
+        if coarser > largest:
+            break
+        previous = -(-batch // coarser)
+        coarser_efficiency = previous / (-(-previous // threads) * threads)
+        if coarser_efficiency + 0.01 >= efficiency:
+            size, efficiency = coarser, max(efficiency, coarser_efficiency)
+    return list(range(0, batch, size))
+
+
+def _multinomial_cdfs(logits: np.ndarray) -> np.ndarray:
+    """Unnormalized CDFs per row, as TF sums them: exp(logit - max finite logit) in double,
+    non-finite logits adding nothing (np.cumsum adds left to right, as TF's loop)."""
+    finite = np.isfinite(logits)
+    lowest = np.finfo(logits.dtype).min if logits.dtype.kind == "f" else np.iinfo(logits.dtype).min
+    row_max = np.where(finite, logits, lowest).max(axis=1).astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        terms = np.exp(logits.astype(np.float64) - row_max[:, None])
+    return np.cumsum(np.where(finite, terms, 0.0), axis=1)
+
+
+def _multinomial_sample(gen: PhiloxGenerator, logits: np.ndarray, num_samples: int,
+                        threads: int) -> np.ndarray:
+    """TF's CPU sampler: per row, uniform doubles (2 words each) times the CDF's total, then
+    the first CDF entry above (upper_bound). A shard starting at row s draws its rows' words
+    one after another from block s * (num_samples + 3) // 4 of the run's reservation."""
+    batch, classes = logits.shape
+    counter = gen.reserve_outputs(batch * ((num_samples + 3) // 4 * 4) * 2)
+    cdf = _multinomial_cdfs(logits)
+    starts = _multinomial_shards(batch, num_samples, classes, threads) + [batch]
+    uniforms = np.empty((batch, num_samples))
+    for first, stop in zip(starts, starts[1:]):
+        words = 2 * num_samples * (stop - first)
+        stream = philox_words(gen.key, counter + first * (num_samples + 3) // 4, -(-words // 4))
+        uniforms[first:stop] = _dist.uniform_doubles(stream[:words]).reshape(stop - first, num_samples)
+    targets = uniforms * cdf[:, -1:]
+    if batch * num_samples * classes <= 1 << 22:  # upper_bound: how many entries are <= target
+        return np.count_nonzero(cdf[:, None, :] <= targets[:, :, None], axis=2)
+    return np.stack([np.searchsorted(cdf[row], targets[row], side="right") for row in range(batch)])
+
+
 @Multinomial.kernel()
 def _multinomial_kernel(ctx: Any) -> Callable[..., Any]:
-    rng, asarray = _make_generator(ctx), ctx.xp.asarray
+    gen, asarray, threads = _philox(ctx), ctx.xp.asarray, _intra_op_threads(ctx)
     out_dtype = np.dtype(ctx.output_dtypes[0].as_numpy_dtype)
 
     def compute(logits: Any, num_samples: Any) -> Any:
         n = _check_multinomial_inputs(logits, num_samples)
-        batch, classes = logits.shape
-        if batch == 0 or n == 0:
+        batch = logits.shape[0]
+        if batch == 0 or n == 0:  # TF draws nothing for an empty output
             return asarray(np.zeros((batch, n), dtype=out_dtype))
-        z = np.asarray(logits, dtype=np.float64)
-        cdf = np.cumsum(np.exp(z - z.max(axis=1, keepdims=True)), axis=1)
-        cdf /= cdf[:, -1:]  # each row now ends at exactly 1.0
-        # Inverse-CDF sampling for all rows in one searchsorted: row i's CDF and its uniforms are
-        # shifted by i, so the concatenated CDFs stay sorted and each u lands in its own row.
-        offsets = np.arange(batch, dtype=np.float64)[:, None]
-        # Clamped below i + 1: rounding u + i up to i + 1 would step into the next row.
-        u = np.minimum(rng.random((batch, n)) + offsets, np.nextafter(offsets + 1.0, 0.0))
-        idx = np.searchsorted((cdf + offsets).reshape(-1), u.reshape(-1), side="right").reshape(batch, n)
-        idx -= np.arange(batch)[:, None] * classes
-        return asarray(np.clip(idx, 0, classes - 1).astype(out_dtype))
+        return asarray(_multinomial_sample(gen, np.asarray(logits), n, threads).astype(out_dtype))
 
     return compute
 
@@ -221,14 +268,29 @@ RandomShuffle = define_op("RandomShuffle", inputs=["value: T"], outputs=["output
                           shape_fn=lambda op: [op.inputs[0].shape], is_stateful=True)
 
 
+def _shuffle_permutation(gen: PhiloxGenerator, size: int) -> list[int]:
+    """TF's in-place Fisher-Yates over range(size): element i swaps with i + (word_i mod
+    (size - i)), one word each for i < size - 1. The swaps run in Python (each depends on the
+    last), about 0.1 us each; the words are drawn at once."""
+    counter = gen.reserve_words(size - 1)
+    words = philox_words(gen.key, counter, -(-(size - 1) // 4))[:size - 1]
+    spans = np.arange(size, 1, -1, dtype=np.int64).astype(np.uint32)  # size - i, as TF's uint32
+    offsets = (words % spans).tolist()
+    perm = list(range(size))
+    for i, offset in enumerate(offsets):
+        j = i + offset
+        perm[i], perm[j] = perm[j], perm[i]
+    return perm
+
+
 @RandomShuffle.kernel()
 def _random_shuffle_kernel(ctx: Any) -> Callable[..., Any]:
-    rng = _make_generator(ctx)
+    gen = _philox(ctx)
 
     def compute(value: Any) -> Any:
-        if value.ndim == 0 or value.shape[0] <= 1:
-            return value.copy()
-        return value[rng.permutation(value.shape[0])]  # fancy indexing copies
+        if value.size <= 1 or value.ndim == 0 or value.shape[0] <= 1:
+            return value.copy()  # TF draws nothing here
+        return value[_shuffle_permutation(gen, value.shape[0])]  # fancy indexing copies
 
     return compute
 
@@ -264,7 +326,9 @@ def _float_dtype(dtype: Any, allow_int: bool = False) -> _dtypes.DType:
 
 def random_uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = _dtypes.float32,
                    seed: Optional[int] = None, name: Optional[str] = None) -> Any:
-    """Uniform values in [minval, maxval): floats scale RandomUniform, ints use RandomUniformInt."""
+    """Uniform values in [minval, maxval): floats scale RandomUniform, ints use RandomUniformInt.
+    Built op for op as TF builds it (the default [0, 1) is the bare RandomUniform, a Python 0
+    minval only multiplies), so later ops get the same derived seeds as in TF."""
     dtype = _float_dtype(dtype, allow_int=True)
     if maxval is None:
         if dtype.is_integer:
@@ -272,14 +336,19 @@ def random_uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any =
         maxval = 1
     with _graph.name_scope(name, "random_uniform", [shape, minval, maxval]) as scope:
         shape = _shape_tensor(shape)
-        minval = convert_to_tensor(minval, dtype=dtype, name="min")
-        maxval = convert_to_tensor(maxval, dtype=dtype, name="max")
+        minval_is_zero = isinstance(minval, int) and minval == 0  # Python ints only, as TF
+        maxval_is_one = isinstance(maxval, int) and maxval == 1
+        if not minval_is_zero or not maxval_is_one or dtype.is_integer:
+            minval = convert_to_tensor(minval, dtype=dtype, name="min")
+            maxval = convert_to_tensor(maxval, dtype=dtype, name="max")
         seed1, seed2 = random_seed.get_seed(seed)
         if dtype.is_integer:
             return apply_op(RandomUniformInt, name=scope, shape=shape, minval=minval, maxval=maxval,
                             seed=seed1, seed2=seed2)
         from tensorweave.ops import math_ops  # lazily; also installs the Tensor operators used here
         rnd = apply_op(RandomUniform, shape=shape, dtype=dtype, seed=seed1, seed2=seed2)
+        if minval_is_zero:
+            return rnd if maxval_is_one else math_ops.multiply(rnd, maxval)
         return math_ops.add(rnd * (maxval - minval), minval, name=scope)
 
 
