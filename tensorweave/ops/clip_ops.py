@@ -27,15 +27,20 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Optional[str] =
 
 
 def global_norm(t_list: Sequence[Any], name: Optional[str] = None) -> Any:
-    """sqrt(sum of squared L2 norms) over the tensors in t_list (None entries ignored)."""
-    from tensorweave.ops import math_ops
+    """sqrt(sum of squared L2 norms) over the tensors in t_list (None entries ignored), built as
+    TF builds it: sqrt(2 * sum(stack([L2Loss(t) for t]))). (An L2Loss is one BLAS dot product;
+    reduce_sum(t * t) wrote a squared copy first: 1.06 ms against 0.28 on bench/lstm_step.py's
+    [200, 10000] gradient.)"""
+    from tensorweave.ops import array_ops, math_ops, nn_ops
     present = [t for t in t_list if t is not None]
     with _graph.name_scope(name, "global_norm", present) as scope:
-        sums = []
-        for t in present:
-            values = convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t)
-            sums.append(math_ops.reduce_sum(values * values))
-        return math_ops.sqrt(math_ops.add_n(sums), name=scope)
+        halves = []
+        for i, t in enumerate(present):
+            values = convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t, name=f"t_{i}")
+            halves.append(nn_ops.l2_loss(values))
+        half_squared_norm = math_ops.reduce_sum(array_ops.stack(halves))
+        two = convert_to_tensor(2.0, dtype=half_squared_norm.dtype.base_dtype)
+        return math_ops.sqrt(half_squared_norm * two, name=scope)
 
 
 def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = None,

@@ -20,6 +20,13 @@ machine, best of many runs:
   the windows are copied K-major (KH*KW long runs) and the sgemm reads them transposed
   (1.2 ms against 1.45 ms).
 
+OpenBLAS's sgemm runs these shapes at 110-140 GFLOP/s a core, well below its 180 on wide
+products: it is slower the fewer output channels (N=64 forward 140, N=32 input gradient 115;
+oneDNN's direct kernels run the same convolutions at about 210). Tried and not kept (one thread,
+second convolution's input gradient): an im2col over one filter row (K=KW*C=320) against all
+filter rows side by side (N=KH*C=160), summed with row shifts afterwards: its sgemm runs at
+155-180 but computes (H+KH-1)/H = 18/14 of the rows, 13.4 ms against 14.2, not worth the sums.
+
 Chunks run on intra_op.ChunkRunner (the caller plus idle device-pool threads; a helper that starts
 late finds nothing left).
 Each chunk allocates its own im2col matrix (reusing per-thread buffers measured no faster).

@@ -1,10 +1,12 @@
-"""Element-wise math ops (white paper Table 1): arithmetic, comparisons, logic, Select, Cast,
-AddN, and the Python operators of `tf.Tensor`. Reductions and ArgMax/ArgMin live in
-reduction_ops.py; their names are re-exported here, as in TensorFlow's math_ops.
+"""Element-wise math ops (white paper Table 1): arithmetic, comparisons, logic, Select,
+saturate_cast, ClipByValue, and the Python operators of `tf.Tensor`. Reductions, AddN and
+ArgMax/ArgMin live in reduction_ops.py, Cast and the cast helpers in cast_ops.py; their names
+are re-exported here, as in TensorFlow's math_ops.
 
 Kernels are NumPy ufuncs wherever TF's semantics allow (NumPy's floor division and remainder
 already follow Python's signs, as TF's FloorDiv/FloorMod do). Binary ops broadcast like NumPy;
-a kernel checks shapes at run time only when the graph could not check them statically.
+a kernel checks shapes at run time only when the graph could not check them statically. Large
+element-wise results go into an input nothing else holds (elementwise_kernels.py).
 """
 from __future__ import annotations
 
@@ -15,7 +17,6 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from tensorweave.framework import dtypes as _dtypes
-from tensorweave.framework import errors
 from tensorweave.framework import tensor_util
 from tensorweave.framework.graph import Tensor, name_scope
 from tensorweave.framework.op_def import define_op
@@ -23,6 +24,7 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.ops import shape_fns
+from tensorweave.ops.cast_ops import Cast, cast, to_double, to_float, to_int32, to_int64  # noqa: F401
 from tensorweave.ops.elementwise_kernels import forwarding_unary, split_binary
 from tensorweave.ops.reduction_ops import *  # noqa: F401,F403  (TF's math_ops has them too)
 from tensorweave.ops.reduction_ops import __all__ as _reduction_all
@@ -611,85 +613,8 @@ def where_v2(condition: Any, x: Any = None, y: Any = None, name: Optional[str] =
 
 
 # ---------------------------------------------------------------------------------------------
-# Cast
+# saturate_cast (Cast itself and the cast helpers: cast_ops.py)
 # ---------------------------------------------------------------------------------------------
-Cast = define_op("Cast", inputs=["x: SrcT"], outputs=["y: DstT"],
-                 attrs=["SrcT: type", "DstT: type", "Truncate: bool = false"],
-                 shape_fn=shape_fns.unchanged)
-
-
-def _same_value(x: Any) -> Any:
-    return x
-
-
-def _cast_fn(src: _dtypes.DType, dst: _dtypes.DType, xp: Any) -> Callable:
-    """x -> x as `dst` with TF's rules: complex loses its imaginary part (also for bool),
-    anything -> bool is x != 0, floats -> integers truncate toward zero (NaN and out-of-range
-    values wrap as the C cast does, which is also what NumPy does)."""
-    np_dst = dst.as_numpy_dtype
-    if src == _dtypes.string or dst == _dtypes.string:
-        def unsupported(x: Any) -> Any:
-            raise errors.UnimplementedError(None, None, f"Cast {src.name} to {dst.name} is not "
-                                            "supported")
-        return unsupported
-    if src == dst:
-        return _same_value  # TF's Cast forwards its input then; aliasing is safe (buffer_forwarding.py)
-    real = xp.real if src.is_complex and not dst.is_complex else None
-    if dst == _dtypes.bool:
-        if real is not None:
-            return lambda x: real(x) != 0
-        return lambda x: x != 0
-    if real is not None:
-        return lambda x: real(x).astype(np_dst)
-    return lambda x: x.astype(np_dst)
-
-
-@_kernel(Cast)
-def _cast_kernel(ctx: Any) -> Callable:
-    return _cast_fn(ctx.attr("SrcT"), ctx.attr("DstT"), ctx.xp)
-
-
-def _cast_constant_value(t: Tensor) -> Optional[np.ndarray]:
-    value = tensor_util.constant_value(t.op.inputs[0])
-    if value is None:
-        return None
-    with np.errstate(all="ignore"):
-        return np.array(_cast_fn(t.op.get_attr("SrcT"), t.op.get_attr("DstT"), np)(np.asarray(value)))
-
-
-Cast.registrations["constant_value"] = _cast_constant_value
-
-
-def cast(x: Any, dtype: Any, name: Optional[str] = None) -> Any:
-    """Casts `x` to `dtype` (op Cast); returns `x` itself if it already has that dtype."""
-    base = _dtypes.as_dtype(dtype).base_dtype
-    with name_scope(name, "Cast", [x]) as scope:
-        x = convert_to_tensor(x, name="x")
-        if x.dtype.base_dtype == base:
-            return x
-        return apply_op(Cast, name=scope, x=x, DstT=base)
-
-
-def to_float(x: Any, name: str = "ToFloat") -> Any:
-    """Casts to float32 (deprecated TF1 helper)."""
-    return cast(x, _dtypes.float32, name=name)
-
-
-def to_double(x: Any, name: str = "ToDouble") -> Any:
-    """Casts to float64 (deprecated TF1 helper)."""
-    return cast(x, _dtypes.float64, name=name)
-
-
-def to_int32(x: Any, name: str = "ToInt32") -> Any:
-    """Casts to int32 (deprecated TF1 helper)."""
-    return cast(x, _dtypes.int32, name=name)
-
-
-def to_int64(x: Any, name: str = "ToInt64") -> Any:
-    """Casts to int64 (deprecated TF1 helper)."""
-    return cast(x, _dtypes.int64, name=name)
-
-
 def _saturation_bound(src: _dtypes.DType, bound: Any) -> np.ndarray:
     """`bound` in `src`, moved toward zero if rounding pushed it out of range (float32 can't
     hold 2**31 - 1: its nearest value 2**31 would wrap when cast)."""

@@ -22,6 +22,7 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import array_ops, math_ops
 from tensorweave.ops.array_ops import shape_error
+from tensorweave.ops.buffer_forwarding import forwardable
 from tensorweave.ops.intra_op import ChunkRunner, split_bounds
 from tensorweave.ops.nn_grad import register
 from tensorweave.ops.nn_ops import log_softmax, relu, softmax
@@ -156,7 +157,12 @@ def _xent_kernel(ctx: Any) -> Callable:
             log_probs, probs = _softmax_parts(xp, logits)
             probs -= labels
             return -xp.einsum("ij,ij->i", labels, log_probs), probs
-        loss, backprop = np.empty(logits.shape[0], logits.dtype), np.empty(logits.shape, logits.dtype)
+        # the backprop goes into the logits when nothing else holds them (_dense_rows reads first)
+        if forwardable(logits, logits.shape, logits.dtype):
+            backprop = logits
+        else:
+            backprop = np.empty(logits.shape, logits.dtype)
+        loss = np.empty(logits.shape[0], logits.dtype)
         splitter.run(_dense_rows, logits, labels, loss, backprop)
         return loss, backprop
 
@@ -188,7 +194,13 @@ def _sparse_xent_kernel(ctx: Any) -> Callable:
             rows = xp.arange(batch)
             probs[rows, labels] -= 1
             return -log_probs[rows, labels], probs
-        loss, backprop = np.empty(batch, logits.dtype), np.empty(logits.shape, logits.dtype)
+        # The backprop goes into the logits when nothing else holds them (as TF's kernel):
+        # _sparse_rows reads each element before writing it.
+        if forwardable(logits, logits.shape, logits.dtype):
+            backprop = logits
+        else:
+            backprop = np.empty(logits.shape, logits.dtype)
+        loss = np.empty(batch, logits.dtype)
         splitter.run(_sparse_rows, logits, labels, loss, backprop)
         return loss, backprop
 

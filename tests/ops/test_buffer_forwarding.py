@@ -42,6 +42,16 @@ SHAPE = (64, 300)  # 19,200 floats: above MIN_FORWARD_ELEMENTS, so kernels look 
 RNG = np.random.RandomState(0)
 X = RNG.randn(*SHAPE).astype(np.float32)
 B = RNG.randn(SHAPE[1]).astype(np.float32)
+LABELS = RNG.randint(0, SHAPE[1], SHAPE[0]).astype(np.int32)
+
+
+def _softmax(a):
+    e = np.exp(a - a.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _sparse_xent(a, b):
+    return -np.log(_softmax(a)[np.arange(SHAPE[0]), LABELS])
 
 
 def _extra_fetches(path):
@@ -154,10 +164,14 @@ def _kernels_on(a, b):
         (tf.nn.bias_add(a, tf.constant(B)), lambda a, b: a + B),
         (tf._apply_op(nn_ops.ReluGrad, gradients=g, features=a), lambda a, b: np.exp(b * 0.1) * (a > 0)),
         (tf.add_n([a, b, a]), lambda a, b: a + b + a),
+        (tf.add_n([a, tf.exp(b * np.float32(0.1))]), lambda a, b: a + np.exp(b * np.float32(0.1))),  # into input 1
         (tf.exp(a * np.float32(0.01)), lambda a, b: np.exp(a * 0.01)),
         (tf.negative(a), lambda a, b: -a),
         (tf.sigmoid(a), lambda a, b: 1 / (1 + np.exp(-a))),
         (tf.cast(a, tf.float32), lambda a, b: a),
+        (tf.nn.sparse_softmax_cross_entropy_with_logits(labels=LABELS, logits=a), _sparse_xent),
+        (tf.gradients(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=LABELS, logits=a * np.float32(1)),
+                      a)[0], lambda a, b: _softmax(a) - np.eye(SHAPE[1], dtype=np.float32)[LABELS]),
     ]
 
 
@@ -188,13 +202,15 @@ def test_values_with_several_consumers_all_see_them_unchanged(path):
         np.testing.assert_allclose(value, want(ra, rb), rtol=1e-5, atol=1e-6, err_msg=tensor.name)
 
 
+@pytest.mark.parametrize("static", [True, False])
 @pytest.mark.parametrize("path", PATHS)
-def test_chains_of_sole_consumers_give_numpy_results(path):
-    """Each intermediate below has one consumer: the kernels write into their inputs."""
-    x = tf.placeholder(tf.float32, SHAPE)
+def test_chains_of_sole_consumers_give_numpy_results(path, static):
+    """Each intermediate below has one consumer: the kernels write into their inputs (sizes
+    known when the plan is built, or only when the step runs)."""
+    x = tf.placeholder(tf.float32, SHAPE if static else [None, SHAPE[1]])
     h = tf.nn.relu(tf.nn.bias_add(x * np.float32(2), tf.constant(B)))
     h = tf.add_n([tf.sigmoid(h), tf.exp(-h), tf.cast(tf.negative(h), tf.float32)])
-    h = tf.maximum(h - np.float32(1), tf.zeros(SHAPE))
+    h = tf.maximum(h - np.float32(1), tf.zeros_like(h))
     want = np.maximum(X * 2 + B, 0)
     want = np.maximum(1 / (1 + np.exp(-want)) + np.exp(-want) - want - 1, 0)
     for _ in range(2):

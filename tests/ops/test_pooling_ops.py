@@ -97,6 +97,9 @@ CASES = [  # input shape, ksize, strides, padding
     ((2, 6, 5, 2), (3, 2), (2, 1), "SAME"),
     ((1, 5, 5, 1), (1, 1), (2, 2), "VALID"),
     ((1, 3, 3, 2), (4, 4), (1, 1), "SAME"),      # window larger than the input
+    ((1, 9, 6, 2), (3, 3), (3, 3), "VALID"),     # tiling 3x3 windows: rows then columns
+    ((2, 7, 8, 2), (3, 2), (3, 2), "VALID"),     # tiling windows, a row never read
+    ((1, 6, 4, 2), (2, 1), (2, 1), "VALID"),     # tiling windows one column wide
 ]
 
 
@@ -138,9 +141,11 @@ def test_pool_nchw():
 
 def test_max_pool_ignores_nan_as_tf_does():
     # tensorflow 2.21 returns 3.0 for both windows
-    for values in ([[np.nan, 1], [2, 3]], [[1, np.nan], [2, 3]]):
+    for values in ([[np.nan, 1], [2, 3]], [[1, np.nan], [2, 3]], [[1, 3], [np.nan, 2]], [[1, 2], [3, np.nan]]):
         x = np.array(values, np.float32).reshape(1, 2, 2, 1)
         np.testing.assert_array_equal(evaluate(tf.nn.max_pool(x, 2, 2, "VALID")), [[[[3.0]]]])
+    x = np.full((1, 2, 2, 1), np.nan, np.float32)
+    assert np.isnan(evaluate(tf.nn.max_pool(x, 2, 2, "VALID"))).all()  # nothing but NaN
 
 
 def test_max_pool_explicit_padding():
