@@ -1,12 +1,18 @@
 """Multi-device benchmark (issue 6): several logical CPU devices in one process.
 
-1. Two independent towers of large matmuls, on 1 device and on 2 logical devices (each tower
-   pinned to one device with tf.device, and placed automatically by the cost-model placer).
-   With one BLAS thread per kernel and one executor thread per device, the two towers' matmuls
-   run at the same time on the two cores: the goal is a speed-up close to 2x. The 1-device
-   baseline runs with inter_op_parallelism_threads=1 (one executor thread, as one device has);
-   the default-threaded 1-device figure is printed too (its pool may overlap the towers itself).
-2. The per-step overhead partitioning adds: a small graph (a few scalar ops) on 1 device and split
+1. Two independent towers of large matmuls on 1 device and on 2 logical devices (each tower
+   pinned to one device with tf.device, and placed automatically by the cost-model placer), with
+   one BLAS thread per kernel and no intra-op splitting (ConfigProto(intra_op_parallelism_threads=1):
+   each kernel is one single-threaded BLAS call, as the issue asks) and one executor thread per
+   device (inter_op_parallelism_threads=1). On 1 device the towers' matmuls then run one after the
+   other; on 2 devices at the same time on the two cores: the speed-up is the goal (close to 2x
+   on 2 cores). TensorFlow runs the same graphs with intra_op_parallelism_threads=1 (its inter-op
+   pool is shared by all devices: 1 thread for 1 device, 2 for 2 devices).
+2. For reference, the default configuration, where a large kernel splits its work over the
+   device's pool (ops/intra_op.py) so that a single device already uses both cores: the towers on
+   1 device with the default threads (and against TensorFlow's defaults), on 1 device with one
+   executor thread, and on 2 devices.
+3. The per-step overhead partitioning adds: a small graph (a few scalar ops) on 1 device and split
    over 2 devices (Send/Recv through the rendezvous), once as it runs by default (a small step runs
    its partitions in order on the caller's thread) and once forced onto the threaded path that
    large steps take (each partition on its device's thread, receivers woken by senders).
@@ -46,10 +52,13 @@ def towers(devices):
 
 def measure():
     out = {}
-    for key, n, devs in (("one", 1, ["/cpu:0", "/cpu:0"]), ("two", 2, ["/cpu:0", "/cpu:1"])):
+    one, two = ["/cpu:0", "/cpu:0"], ["/cpu:0", "/cpu:1"]
+    for key, n, devs, inter, intra in (("one", 1, one, 1, 1), ("two", 2, two, 2, 1),
+                                       ("one_default", 1, one, 0, 0)):
         g, total, x = towers(devs)
-        config = tf.ConfigProto(device_count={"CPU": n}, inter_op_parallelism_threads=2,
-                                intra_op_parallelism_threads=1)
+        # per-session pools: TF's are process-wide otherwise, sized by the first session
+        config = tf.ConfigProto(device_count={"CPU": n}, inter_op_parallelism_threads=inter,
+                                intra_op_parallelism_threads=intra, use_per_session_threads=True)
         sess = tf.Session(graph=g, config=config)
         feed = {x: np.random.RandomState(1).rand(N, N).astype(np.float32) / N}
         out[key] = time_per_step(lambda: sess.run(total, feed), min_time=2.0, warmup=3)
@@ -75,15 +84,17 @@ def towers(devices: list[str]) -> tuple[tf.Graph, tf.Tensor, tf.Tensor]:
     return g, total, x
 
 
-def time_towers(num_devices: int, devices: list[str], inter_op: int) -> tuple[float, float]:
+def time_towers(num_devices: int, devices: list[str], inter_op: int, intra_op: int) -> tuple[float, float]:
     g, total, x = towers(devices)
     feed = {x: np.random.RandomState(1).rand(N, N).astype(np.float32) / N}
-    config = tf.ConfigProto(device_count={"CPU": num_devices}, inter_op_parallelism_threads=inter_op)
+    config = tf.ConfigProto(device_count={"CPU": num_devices}, inter_op_parallelism_threads=inter_op,
+                            intra_op_parallelism_threads=intra_op)
     with tf.Session(graph=g, config=config) as sess:
         value = float(sess.run(total, feed))
         seconds = time_per_step(lambda: sess.run(total, feed), min_time=2.0, warmup=3)
         used = {op._assigned_device for op in g.get_operations() if op.type == "MatMul"}
-    print(f"    ({num_devices} device(s), inter_op={inter_op}: matmuls on {len(used)} device(s))")
+    print(f"    ({num_devices} device(s), inter_op={inter_op}, intra_op={intra_op}: "
+          f"matmuls on {len(used)} device(s))")
     return seconds, value
 
 
@@ -112,18 +123,28 @@ def small_graph_overhead() -> tuple[float, float, float]:
 
 
 def main() -> None:
-    print(f"two towers of {LAYERS} matmuls {N}x{N} (float32), one BLAS thread per kernel")
-    one, v1 = time_towers(1, ["/cpu:0", "/cpu:0"], inter_op=1)
-    one_default, _ = time_towers(1, ["/cpu:0", "/cpu:0"], inter_op=0)
-    two, v2 = time_towers(2, ["/cpu:0", "/cpu:1"], inter_op=1)
-    auto, v3 = time_towers(2, ["", ""], inter_op=1)
-    assert np.isclose(v1, v2) and np.isclose(v1, v3), (v1, v2, v3)
+    one_dev, two_devs, auto = ["/cpu:0", "/cpu:0"], ["/cpu:0", "/cpu:1"], ["", ""]
+    print(f"two towers of {LAYERS} matmuls {N}x{N} (float32)")
+    print("device parallelism: one single-threaded BLAS call per kernel (intra_op=1), inter_op=1")
+    one, v1 = time_towers(1, one_dev, inter_op=1, intra_op=1)
+    two, v2 = time_towers(2, two_devs, inter_op=1, intra_op=1)
+    placed, v3 = time_towers(2, auto, inter_op=1, intra_op=1)
+    print("reference: default configuration (large kernels split over the device's pool)")
+    one_default, v4 = time_towers(1, one_dev, inter_op=0, intra_op=0)
+    one_split, _ = time_towers(1, one_dev, inter_op=1, intra_op=0)
+    two_default, v5 = time_towers(2, two_devs, inter_op=0, intra_op=0)
+    assert all(np.isclose(v1, v) for v in (v2, v3, v4, v5)), (v1, v2, v3, v4, v5)
     theirs = run_tf(TF_BODY) or {}
-    report("towers, 1 device (inter_op=1)", one, None, unit="ms/step")
-    report("towers, 1 device (default threads)", one_default, theirs.get("one"), unit="ms/step")
-    report("towers, 2 devices (tf.device per tower)", two, theirs.get("two"), unit="ms/step")
-    report("towers, 2 devices (placed by cost model)", auto, None, unit="ms/step")
-    print(f"{'speed-up 2 devices vs 1 (inter_op=1)':<44s} {one / two:10.2f}x  (placer: {one / auto:.2f}x)")
+    report("towers, 1 device (intra_op=1)", one, theirs.get("one"), unit="ms/step")
+    report("towers, 2 devices (tf.device, intra_op=1)", two, theirs.get("two"), unit="ms/step")
+    report("towers, 2 devices (cost model, intra_op=1)", placed, None, unit="ms/step")
+    line = f"{'speed-up 2 devices vs 1 (intra_op=1)':<44s} {one / two:10.2f}x  (placer: {one / placed:.2f}x)"
+    if "one" in theirs and "two" in theirs:
+        line += f"   tensorflow {theirs['one'] / theirs['two']:.2f}x"
+    print(line)
+    report("towers, 1 device (default config)", one_default, theirs.get("one_default"), unit="ms/step")
+    report("towers, 1 device (inter_op=1, kernels split)", one_split, None, unit="ms/step")
+    report("towers, 2 devices (default config)", two_default, None, unit="ms/step")
     base, split, threaded = small_graph_overhead()
     report("small graph, 1 device", base, None)
     report("small graph, 2 devices (in order, 1 thread)", split, None)

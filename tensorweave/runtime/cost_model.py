@@ -36,12 +36,7 @@ def static_flops(op: Any) -> float:
                 return 2.0 * out * inner
         return float("inf")
     if op.type in _CONV_TYPES and len(op.inputs) >= 2:
-        out = _num_elements(op.outputs[0].shape)
-        w = op.inputs[1].shape
-        if out is not None and w.ndims == 4 and w.is_fully_defined():
-            kh, kw, cin, _ = w.as_list()
-            return 2.0 * out * kh * kw * cin
-        return float("inf")
+        return _conv_flops(op)
     op_def = op.op_def
     if op_def.persistent_output or op_def.forwards_input or op_def.control_flow or not op.inputs:
         return 0.0  # hands over a stored or forwarded buffer (Const, Variable, Identity, Switch...)
@@ -52,6 +47,23 @@ def static_flops(op: Any) -> float:
             return float("inf")
         total += n
     return total * _ELEMENT_COST
+
+
+def _conv_flops(op: Any) -> float:
+    """2 x (output-space elements) x (filter taps x input channels), the same for a convolution
+    and both its gradients: the output space is the forward output, or the output gradient
+    (the backprops' last input); the filter is an input, or the filter gradient's output."""
+    if op.type == "Conv2DBackpropInput" or op.type == "Conv2DBackpropFilter":
+        space = _num_elements(op.inputs[-1].shape)
+        w = op.outputs[0].shape if op.type == "Conv2DBackpropFilter" else op.inputs[1].shape
+    else:
+        space, w = _num_elements(op.outputs[0].shape), op.inputs[1].shape
+    if space is None or w.ndims != 4 or not w.is_fully_defined():
+        return float("inf")
+    kh, kw, cin, _ = w.as_list()
+    if op.type == "DepthwiseConv2dNative":
+        return 2.0 * space * kh * kw  # one input channel per output channel
+    return 2.0 * space * kh * kw * cin
 
 
 def tensor_bytes(tensor: Any) -> Optional[int]:

@@ -10,9 +10,11 @@ backward pass the gradient w.r.t. a convolution's input (what the layers below w
 before the gradient w.r.t. its filter (only the optimizer waits for that); in the LSTM's, the
 softmax input gradient (the backward loop waits for it) before the softmax weights' gradient.
 
-Loops: back edges (NextIteration) are left out, and a loop body's nodes count as many times as a
-loop usually runs, since its iterations follow each other (a guess: the trip count is not known
-when the plan is built).
+Loops: iterations follow each other, so a node in a loop body has the rest of its iteration, the
+loop's later iterations and what follows the loop after it: the back edge (NextIteration) is cut
+and stands for LOOP_TRIP_GUESS - 1 more iterations of the loop's longest iteration, then the
+longest path after the loop's Exits (a guess: the trip count is not known when the plan is
+built; nested loops count their inner loops once per outer iteration).
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from tensorweave.runtime.executor_tables import assign_frames
 from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables
 from tensorweave.runtime.straight_line import topological_order
 
-# How many times a loop body's nodes count on a path through the loop (per nesting level).
+# How many iterations a loop is assumed to run.
 LOOP_TRIP_GUESS = 10
 
 
@@ -40,39 +42,52 @@ def node_cost(cost_model: CostModel, device: Any) -> Callable[[NodeItem], float]
     return cost
 
 
-def _loop_weights(tables: PartitionTables) -> list[float]:
-    """LOOP_TRIP_GUESS to the power of each node's loop nesting depth."""
-    frames: Optional[list[str]] = assign_frames(tables)
-    if frames is None:
-        return [1.0] * len(tables.items)
-    depth: dict[str, int] = {"": 0}
-    parent: dict[str, str] = {}
-    for item in tables.items:  # an Enter's frame is nested in the Enter's own frame
-        if item.control_flow == "enter":
-            parent.setdefault(item.frame_name, frames[item.id])
-
-    def depth_of(name: str) -> int:
-        if name not in depth:
-            depth[name] = 1 + depth_of(parent[name]) if name in parent and parent[name] != name else 1
-        return depth[name]
-
-    return [float(LOOP_TRIP_GUESS ** depth_of(f)) for f in frames]
-
-
-def node_priorities(tables: PartitionTables, cost: Callable[[NodeItem], float]) -> list[float]:
-    """Each node's longest weighted path to the end of the step, itself included (seconds)."""
+def _longest_paths(tables: PartitionTables, order: list[int], cost: list[float],
+                   after_next: Callable[[int], float], exit_stops: bool) -> list[float]:
+    """Longest path from each node to the end, back edges cut: a NextIteration's path goes on
+    with `after_next(node id)`; with `exit_stops`, an Exit's path ends at the Exit."""
     items = tables.items
-    weights = _loop_weights(tables)
-    priority = [0.0] * len(items)
-    for nid in reversed(topological_order(tables)):
+    path = [0.0] * len(items)
+    for nid in reversed(order):
         item = items[nid]
+        kind = item.control_flow
+        if kind == "next_iteration":
+            path[nid] = cost[nid] + after_next(nid)
+            continue
         after = 0.0
-        if item.control_flow != "next_iteration":  # its edge goes back to the loop's start
+        if not (exit_stops and kind == "exit"):
             for dst, _, _ in item.out_edges:
-                if priority[dst] > after:
-                    after = priority[dst]
-        priority[nid] = cost(item) * weights[nid] + after
-    return priority
+                if path[dst] > after:
+                    after = path[dst]
+        path[nid] = cost[nid] + after
+    return path
+
+
+def node_priorities(tables: PartitionTables, cost_of: Callable[[NodeItem], float]) -> list[float]:
+    """Each node's longest estimated path to the end of the step, itself included (seconds).
+    A loop's NextIteration continues with LOOP_TRIP_GUESS - 1 more iterations of the loop's
+    longest iteration, then with the longest path after the loop's Exits."""
+    order = topological_order(tables)
+    cost = [cost_of(item) for item in tables.items]
+    frames: Optional[list[str]] = assign_frames(tables)
+    if frames is None:  # no consistent frames: loops count once
+        return _longest_paths(tables, order, cost, lambda nid: 0.0, False)
+    one_iteration = _longest_paths(tables, order, cost, lambda nid: 0.0, True)
+    no_loops = _longest_paths(tables, order, cost, lambda nid: 0.0, False)
+    iteration: dict[str, float] = {}  # frame -> its longest iteration (from a Merge)
+    after_loop: dict[str, float] = {}  # frame -> its longest path after an Exit
+    for item in tables.items:
+        frame = frames[item.id]
+        if item.control_flow == "merge":
+            iteration[frame] = max(iteration.get(frame, 0.0), one_iteration[item.id])
+        elif item.control_flow == "exit":
+            after_loop[frame] = max(after_loop.get(frame, 0.0), no_loops[item.id])
+
+    def after_next(nid: int) -> float:
+        frame = frames[nid]  # type: ignore[index]
+        return (LOOP_TRIP_GUESS - 1) * iteration.get(frame, 0.0) + after_loop.get(frame, 0.0)
+
+    return _longest_paths(tables, order, cost, after_next, False)
 
 
 def assign_priorities(tables: PartitionTables, cost_model: Optional[CostModel], device: Any) -> None:

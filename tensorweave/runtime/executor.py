@@ -245,13 +245,14 @@ class ExecutorState(FrameMachine, ExpensiveKernels):
         """Runs any node's kernel (or control-flow rule); returns its outputs, DEAD where dead,
         or None when an asynchronous kernel will finish later."""
         item, state, is_dead = tagged
-        if self.error is not None:
-            return item.dead_outputs
         kind = item.kind
+        if self.error is not None or (is_dead and kind in KERNEL_KINDS):
+            # A node that does not run lets go of its live inputs too (a loop invariant in a
+            # dead iteration, a value sent into an untaken branch): the iteration may live on.
+            state.input_tensors[item.slot:item.slot_end] = item.cleared_inputs
+            return item.dead_outputs
         if kind in CONTROL_FLOW_KINDS:
             return self.control_flow_outputs(item, state, is_dead)
-        if is_dead and kind in KERNEL_KINDS:
-            return item.dead_outputs
         # Transfers run even when dead: Send passes the deadness on, and a Recv's output is dead
         # only if what it receives is (its control inputs may be dead while the value is live).
         inputs = state.input_tensors
@@ -337,6 +338,11 @@ class ExecutorState(FrameMachine, ExpensiveKernels):
         made_ready = collections.deque([(item, root, False) for item in self.tables.roots])
         for item, outputs, is_dead in executed:
             self.activate(item, outputs, is_dead, root, made_ready)
+        # The nodes already run (and the waiting one) will not take the inputs just delivered
+        # to them: drop those, or they would live until the step ends.
+        inputs = root.input_tensors
+        for item in [entry[0] for entry in executed] + [waiting]:
+            inputs[item.slot:item.slot_end] = item.cleared_inputs
         ready = collections.deque(t for t in made_ready if t[0] is not waiting and not_run(t[0]))
         root.outstanding_ops = self.num_outstanding = len(ready) + 1
         self.runners = 2  # this thread, and the waiting kernel

@@ -8,6 +8,9 @@ iterations of a frame overlap (further NextIterations are deferred), iterations 
 in order once no work is outstanding in them, and a frame is released, sending its dead Exits
 to the parent, once all its iterations are. Loop invariants (constant Enters) reach every
 iteration; a new iteration starts from a copy of an IterationTemplate that already holds them.
+The frame lets go of them (and of the template) as soon as the loop exits (a live Exit in its
+newest iteration), even while older iterations still run: no new iteration can need them then,
+and a variable read as a loop invariant can be updated in place later in the step.
 
 `FrameMachine` holds these rules for ExecutorState; it runs under the step's lock, or on the
 only thread running the step.
@@ -62,7 +65,7 @@ class FrameState:
 
     __slots__ = ("frame_id", "name", "parent_state", "layout", "iterations", "iteration_count",
                  "outstanding_iterations", "max_parallel", "pending_enters", "loop_invariants",
-                 "deferred_next", "dead_exits", "live_exits", "template")
+                 "deferred_next", "dead_exits", "live_exits", "template", "iterating")
 
     def __init__(self, frame_id: str, name: str, parent_state: Optional[IterationState],
                  layout: FrameLayout, max_parallel: int, pending_enters: int) -> None:
@@ -84,6 +87,9 @@ class FrameState:
         self.dead_exits: dict[int, NodeItem] = {}
         self.live_exits: set[int] = set()
         self.template: Optional[IterationTemplate] = None  # with the invariants so far
+        # False once the loop has exited (a live Exit in its newest iteration): no iteration
+        # follows, so the frame lets go of the loop invariants that only new ones would need.
+        self.iterating = True
 
 
 class FrameMachine:
@@ -98,8 +104,9 @@ class FrameMachine:
         child = self.find_or_create_child(state, item)
         child.pending_enters -= 1
         if item.is_constant_enter and not is_dead:
-            child.loop_invariants.append((item, outputs[0]))
-            child.template = None
+            if child.iterating:
+                child.loop_invariants.append((item, outputs[0]))
+                child.template = None
             for child_state in list(child.iterations.values()):
                 self.activate(item, outputs, False, child_state, ready)
         else:
@@ -114,6 +121,14 @@ class FrameMachine:
         else:
             frame.live_exits.add(item.id)
             self.activate(item, outputs, False, frame.parent_state, ready)  # type: ignore[arg-type]
+            if frame.iterating and state.iteration == frame.iteration_count and not frame.deferred_next:
+                # The loop's predicate was false in its newest iteration: nothing will start
+                # another, and the iterations still running hold their own invariants. Letting
+                # go now (not when the frame is done) matters when a later node of the step
+                # may update a loop-invariant variable in place (ops/training_ops.py).
+                frame.iterating = False
+                frame.loop_invariants = []
+                frame.template = None
 
     def propagate_next_iteration(self, item: NodeItem, outputs: tuple, is_dead: bool,
                                  state: IterationState, ready: "collections.deque") -> None:
@@ -198,6 +213,9 @@ class FrameMachine:
         return child
 
     def new_iteration(self, frame: FrameState, ready: "collections.deque") -> IterationState:
+        if not frame.iterating:
+            raise errors.InternalError(None, None, f"Loop frame {frame.name}: an iteration started after "
+                                       "the loop exited (a NextIteration ran live after a live Exit)")
         frame.iteration_count += 1
         frame.outstanding_iterations += 1
         number = frame.iteration_count

@@ -128,6 +128,7 @@ class OptimisticLine(StraightLineExecutor):
                 raise
             raise annotated from err
         if waiting is not None:
+            args = None  # the waiting kernel's inputs: it holds them itself while it needs them
             return self.hand_over(step, fallback, ins, waiting, vals, dead, timeout, active)  # type: ignore[arg-type]
         results = [vals[s] for s in self.fetch_slots]
         if dead is not None and any(value is DEAD for value in results):
@@ -159,9 +160,11 @@ class OptimisticLine(StraightLineExecutor):
         executed = [(done.item, tuple(vals[done.out_slot:done.out_slot + done.num_outputs]),
                      dead is not None and dead[done.item.id])
                     for done in self.program[:pos]]  # freed values: only run consumers needed them
+        vals.clear()  # from now on the executor's input slots hold what later nodes need
         state = ExecutorState(fallback, step)
         position = self.position
         ready = state.take_over(executed, ins.item, lambda item: position[item.id] > pos)
+        executed.clear()
         tagged = (ins.item, state.root_state, False)
         call.forward_to(lambda result: state.finish_async(tagged, result))
         active.add(state)

@@ -1,11 +1,15 @@
 """A small fixed thread pool: cheaper to submit to than concurrent.futures (a queue put and
 a wake-up), which matters because the executor hands it single kernels.
 
-Two lanes: intra-op help (ops/intra_op.ChunkRunner asking idle threads to take chunks of a
-running kernel) goes before queued work, so a helper is never stuck behind a big kernel that
-waits for a thread (it would find its kernel's chunks all taken by then). Each thread counts the
-help its kernels asked for (`help_requests`): the executor learns from it which kernels split
-their work over the pool (executor.ExecutorState.run_expensive)."""
+Two lanes: queued work (kernels, continuations) goes before intra-op help (ops/intra_op.ChunkRunner
+asking idle threads to take chunks of a kernel that is running). The kernel's own thread goes on
+with its chunks anyway, and work left waiting is mostly a chain of cheap kernels that cannot use
+two cores, so it should overlap the big kernel, not follow it (in the CNN's backward pass: the
+layers below a convolution's input gradient run beside its filter gradient; help first had them
+wait ~8 ms for it). A help request is taken when no work is queued, however late: a helper that
+finds every chunk taken just returns. Each thread counts the help its kernels asked for
+(`help_requests`): the executor learns from it which kernels split their work over the pool
+(kernel_scheduling.py)."""
 from __future__ import annotations
 
 import _thread
@@ -28,7 +32,7 @@ _STOP = object()
 class ThreadPool:
     def __init__(self, num_threads: int, name: str) -> None:
         # One token in the queue per task (it wakes one thread); the tasks themselves wait in
-        # the two lanes, so a thread that wakes takes help first whichever token woke it.
+        # the two lanes, so a thread that wakes takes work first whichever token woke it.
         self._queue: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
         self._help: collections.deque = collections.deque()
         self._work: collections.deque = collections.deque()
@@ -56,10 +60,10 @@ class ThreadPool:
                 return
             while True:  # a task is in a lane for every token (appended before its put)
                 try:
-                    fn, args = help_lane.popleft()
+                    fn, args = work_lane.popleft()
                 except IndexError:
                     try:
-                        fn, args = work_lane.popleft()
+                        fn, args = help_lane.popleft()
                     except IndexError:  # another thread took "ours" and ours is still coming
                         continue
                 break

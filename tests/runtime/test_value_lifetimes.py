@@ -55,6 +55,22 @@ def _gate_kernel(ctx):
     return compute
 
 
+TestHoldAt = define_op("TestHoldAt", inputs=["x: int32"], outputs=["y: int32"], attrs=["at: int"],
+                       shape_fn=shape_fns.unchanged, is_async=True, is_stateful=True)
+
+
+@TestHoldAt.kernel()
+def _hold_at_kernel(ctx):
+    event, at = GATES.setdefault(ctx.op.name, threading.Event()), ctx.attr("at")
+
+    def compute(step, done, x):
+        if int(x) != at:
+            done(x)
+            return
+        threading.Thread(target=lambda: (event.wait(30), done(x)), daemon=True).start()
+    return compute
+
+
 def track(x):
     return apply_op(TestTrack, x=x)
 
@@ -97,6 +113,7 @@ def run_paused(fetches, check, config=None):
         thread.start()
         try:
             assert eventually(lambda: TRACKED and check()), f"{live()} tracked arrays still alive"
+            assert thread.is_alive(), "the step did not wait at its gate"
         finally:
             open_gates()
             thread.join(30)
@@ -116,6 +133,21 @@ def test_finished_loop_frame_holds_no_invariant_and_no_iteration_value():
     value = run_paused(after, lambda: live() == 1)
     np.testing.assert_allclose(value, [4.0, 8.0])
     assert len(TRACKED) == 6
+
+
+def test_loop_invariants_are_released_once_the_loop_exits_before_its_frame_is_done():
+    """An iteration still running (held at i == 2) keeps the frame open after the loop's
+    predicate turned false; nothing can start another iteration, so the invariant goes."""
+    invariant = track(tf.constant([1.0, 2.0]))
+
+    def body(i, acc, held):
+        return i + 1, acc + invariant, apply_op(TestHoldAt, x=i, at=2, name="hold")
+
+    out = tf.while_loop(lambda i, acc, held: i < 3, body, [tf.constant(0), tf.zeros([2]), tf.constant(0)],
+                        parallel_iterations=4)
+    value, held = run_paused([out[1], out[2]], lambda: live() == 0)
+    np.testing.assert_allclose(value, [3.0, 6.0])
+    assert held == 2
 
 
 def test_nested_frames_and_parallel_iterations_are_released():
