@@ -12,44 +12,7 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.ops import shape_fns
 from tensorweave.ops.control_flow import primitives as cf
 
-# -- test-only ops ------------------------------------------------------------------------------
-INTERVALS = []
-
-TestSleep = define_op("TestSleep", inputs=["x: float"], outputs=["y: float"],
-                      shape_fn=shape_fns.unchanged, expensive=True)
-
-
-@TestSleep.kernel()
-def _sleep_kernel(ctx):
-    def compute(x):
-        start = time.perf_counter()
-        time.sleep(0.25)  # releases the GIL, like a BLAS call
-        INTERVALS.append((start, time.perf_counter(), threading.get_ident()))
-        return x
-    return compute
-
-
-TestAsyncLater = define_op("TestAsyncLater", inputs=["x: float"], outputs=["y: float"],
-                           shape_fn=shape_fns.unchanged, is_async=True)
-
-
-@TestAsyncLater.kernel()
-def _async_later_kernel(ctx):
-    def compute(step, done, x):
-        threading.Timer(0.05, lambda: done(x * 2)).start()
-    return compute
-
-
-TestAsyncNever = define_op("TestAsyncNever", inputs=["x: float"], outputs=["y: float"],
-                           shape_fn=shape_fns.unchanged, is_async=True)
-
-
-@TestAsyncNever.kernel()
-def _async_never_kernel(ctx):
-    def compute(step, done, x):
-        if step.cancellation.register(lambda err: done(err)) is None:
-            done(tf.errors.CancelledError(None, None, "cancelled"))
-    return compute
+from tests.runtime.kernels_for_tests import NAPS, TestAsyncDouble, TestAsyncNever, TestNap
 
 
 # -- dead values -----------------------------------------------------------------------------------
@@ -144,13 +107,13 @@ def test_loop_with_parallel_iterations_one():
 
 # -- parallelism and asynchronous kernels -------------------------------------------------------------
 def test_independent_expensive_kernels_run_concurrently():
-    INTERVALS.clear()
+    NAPS.clear()
     x = tf.placeholder(tf.float32)  # unknown size: the cost model must assume expensive
-    a = apply_op(TestSleep, x=x)
-    b = apply_op(TestSleep, x=x)
+    a = apply_op(TestNap, x=x, seconds=0.25)
+    b = apply_op(TestNap, x=x, seconds=0.25)
     with tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=2)) as sess:
         sess.run([a, b], {x: [1.0]})
-    (s1, e1, t1), (s2, e2, t2) = INTERVALS
+    (s1, e1, t1), (s2, e2, t2) = NAPS
     assert s1 < e2 and s2 < e1, "the two kernels did not overlap"
     assert t1 != t2
 
@@ -188,7 +151,7 @@ def test_two_independent_large_matmuls_run_at_the_same_time(monkeypatch):
 
 
 def test_async_kernel_completes_from_another_thread():
-    y = apply_op(TestAsyncLater, x=tf.constant(21.0))
+    y = apply_op(TestAsyncDouble, seconds=0.05, x=tf.constant(21.0))
     z = y + 0.0
     with tf.Session() as sess:
         assert sess.run(z) == 42.0
@@ -222,7 +185,7 @@ def test_close_cancels_blocked_step():
 
 def test_kernel_error_in_dataflow_path_is_raised():
     x = tf.placeholder(tf.float32, [None])
-    y = apply_op(TestAsyncLater, x=x)
+    y = apply_op(TestAsyncDouble, seconds=0.05, x=x)
     z = tf.reshape(y, [3])
     with tf.Session() as sess:
         np.testing.assert_array_equal(sess.run(z, {x: [1, 2, 3]}), [2, 4, 6])

@@ -18,18 +18,9 @@ from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables
 from tensorweave.runtime.executor import _RETURNED
 from tensorweave.runtime.optimistic_line import AsyncCall
 
+from tests.runtime.kernels_for_tests import NAPS, TestAsyncDouble, TestNap
+
 # -- test-only ops ----------------------------------------------------------------------------------
-TestLaterDouble = define_op("TestLaterDouble", inputs=["x: float"], outputs=["y: float"],
-                            shape_fn=shape_fns.unchanged, is_async=True)
-
-
-@TestLaterDouble.kernel()
-def _later_double_kernel(ctx):
-    def compute(step, done, x):
-        threading.Timer(0.02, lambda: done(x * 2)).start()
-    return compute
-
-
 TestShortNap = define_op("TestShortNap", inputs=["x: float"], outputs=["y: float"],
                          shape_fn=shape_fns.unchanged, expensive=True)
 
@@ -39,21 +30,6 @@ def _short_nap_kernel(ctx):
     def compute(x):
         time.sleep(0.002)  # releases the GIL, as a BLAS call does
         return x + 1.0
-    return compute
-
-
-NAPS = []
-TestNap = define_op("TestNap", inputs=["x: float"], outputs=["y: float"],
-                    shape_fn=shape_fns.unchanged, expensive=True)
-
-
-@TestNap.kernel()
-def _nap_kernel(ctx):
-    def compute(x):
-        start = time.perf_counter()
-        time.sleep(0.2)  # releases the GIL
-        NAPS.append((start, time.perf_counter(), threading.get_ident()))
-        return x
     return compute
 
 
@@ -156,7 +132,7 @@ def test_async_call_orders():
 def test_waiting_kernel_hands_the_step_to_the_dataflow_executor():
     v = tf.Variable(0.0)
     x = tf.placeholder(tf.float32, [None])
-    y = apply_op(TestLaterDouble, x=x)
+    y = apply_op(TestAsyncDouble, seconds=0.02, x=x)
     z = tf.reshape(y, [3]) + tf.constant(1.0)   # the constant runs after the waiting kernel
     bump = tf.assign_add(v, 1.0)                # independent of it
     with tf.Session() as sess:
@@ -321,9 +297,9 @@ def test_partitions_with_work_run_at_the_same_time():
     NAPS.clear()
     x = tf.placeholder(tf.float32)
     with tf.device("/device:CPU:0"):
-        a = apply_op(TestNap, x=x)
+        a = apply_op(TestNap, x=x, seconds=0.2)
     with tf.device("/device:CPU:1"):
-        b = apply_op(TestNap, x=x)
+        b = apply_op(TestNap, x=x, seconds=0.2)
     with tf.Session(config=cpus(2, inter_op_parallelism_threads=1)) as sess:
         assert sess.run([a, b], {x: 1.0}) == [1.0, 1.0]
     (s1, e1, t1), (s2, e2, t2) = NAPS
