@@ -184,6 +184,10 @@ class KernelContext:
 
     @property
     def resource_mgr(self) -> Any:
+        """Where this node's resource lives: with an explicit shared_name, the process-wide
+        manager of its device (shared by every local session); else the session's own."""
+        if self.attrs.get("shared_name"):
+            return self.device.shared_resource_manager
         return self.device.resource_manager
 
 

@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from tensorweave.framework.device_spec import DeviceSpec, register_known_device_type
-from tensorweave.runtime.resource_mgr import ResourceManager
+from tensorweave.runtime.resource_mgr import ResourceManager, process_resource_manager
 from tensorweave.runtime.thread_pool import ThreadPool
 
 
@@ -59,7 +59,8 @@ class Device:
         self.flops_per_second = flops_per_second
         self.bytes_per_second = bytes_per_second
         self.incarnation = random.getrandbits(63) or 1
-        self.resource_manager = ResourceManager()
+        self.resource_manager = ResourceManager()  # this session's private state
+        self.shared_resource_manager = process_resource_manager(self.name)  # shared_name state
         self.stats = AllocationStats()
         self._num_threads = num_threads
         self._pool: Optional[ThreadPool] = None

@@ -23,6 +23,7 @@ from tensorweave.runtime.device import DeviceMgr, create_devices
 from tensorweave.runtime.fetch_mapper import FetchHandler, feed_expander, structure_key
 from tensorweave.runtime.graph_compiler import KernelCache
 from tensorweave.runtime.placer import Placer
+from tensorweave.runtime.resource_mgr import reset_process_resources
 from tensorweave.runtime.step_context import StepContext
 from tensorweave.runtime.step_plan import StepPlan
 from tensorweave.runtime.step_stats import StepTracer
@@ -280,12 +281,15 @@ class BaseSession:
     @staticmethod
     def reset(target: str = "", containers: Optional[Sequence[str]] = None, config: Any = None) -> None:
         """Clears resource containers (all of them when `containers` is None) on the target's
-        devices: for a local target, in every live session of this process."""
+        devices: for a local target, in every live session of this process and in the
+        process-wide managers that hold shared_name resources."""
         if target not in ("", None, "local"):
             raise errors.NotFoundError(None, None, f"No session factory registered for target {target!r}")
+        names = None if containers is None else list(containers)
         for session in list(_live_sessions):
             for d in session._device_mgr.devices:
-                d.resource_manager.cleanup(None if containers is None else list(containers))
+                d.resource_manager.cleanup(names)
+        reset_process_resources(names)
 
 
 class Session(BaseSession):

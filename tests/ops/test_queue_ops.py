@@ -593,6 +593,56 @@ def test_shared_name_shares_one_queue():
             sess.run(wrong_types.size())
 
 
+def test_shared_name_shares_a_queue_across_sessions_and_graphs():
+    """A named queue lives in its device's process-wide container: a second session, even on
+    another graph, finds what the first enqueued after the first has closed."""
+    q = tf.FIFOQueue(5, tf.int32, shapes=[[]], shared_name="across_sessions_q")
+    private = tf.FIFOQueue(5, tf.int32, shapes=[[]])
+    with tf.Session() as sess:
+        sess.run([q.enqueue_many([[1, 2, 3]]), private.enqueue(9)])
+    with tf.Session() as sess:
+        assert sess.run([q.size(), private.size()]) == [3, 0]  # the unnamed one was the session's
+        assert sess.run(q.dequeue()) == 1
+    with tf.Graph().as_default():
+        again = tf.FIFOQueue(5, tf.int32, shapes=[[]], shared_name="across_sessions_q")
+        with tf.Session() as sess:
+            assert list(sess.run(again.dequeue_many(2))) == [2, 3]
+    tf.Session.reset("")
+    with tf.Session() as sess:
+        assert sess.run(q.size()) == 0  # reset dropped it: a fresh, empty queue
+
+
+def test_shared_queue_connects_a_producer_session_and_a_blocked_consumer_session():
+    with tf.Graph().as_default():
+        producer_q = tf.FIFOQueue(2, tf.float32, shapes=[[]], shared_name="producer_consumer_q")
+        enqueue = producer_q.enqueue_many([[1.5, 2.5]])
+        producer = tf.Session()
+    consumer_q = tf.FIFOQueue(2, tf.float32, shapes=[[]], shared_name="producer_consumer_q")
+    with tf.Session() as consumer:
+        blocked = Background(consumer.run, consumer_q.dequeue_many(2))
+        wait_for_waiters(consumer, consumer_q.queue_ref, 1)
+        producer.run(enqueue)
+        assert list(blocked.join().result) == [1.5, 2.5]
+        # closing it from the producer's session ends the consumer's blocked dequeue
+        blocked = Background(consumer.run, consumer_q.dequeue())
+        wait_for_waiters(consumer, consumer_q.queue_ref, 1)
+        producer.run(producer_q.close())
+        assert isinstance(blocked.join().error, tf.errors.OutOfRangeError)
+    producer.close()
+    tf.Session.reset("")
+
+
+def test_variables_without_shared_name_stay_with_their_session():
+    v = tf.Variable(3.0)
+    with tf.Session() as first:
+        first.run(v.initializer)
+        with tf.Session() as second:
+            with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value Variable"):
+                second.run(v)
+            second.run(v.assign(7.0))
+        assert first.run(v) == 3.0
+
+
 def test_container_reset_gives_a_fresh_queue():
     with tf.container("queues"):
         q = tf.FIFOQueue(5, tf.int32, shapes=[[]])
