@@ -5,9 +5,10 @@ restores its variables from the checkpoint).
 A MetaGraphDef holds meta_info_def (versions, tags and the op signatures the graph uses),
 graph_def, saver_def (which tensors save and restore), and collection_def: each collection as
 a node list (names of operations / tensors), a bytes, int64 or float list, or, for collections
-whose items have a registered proto function (variables: VariableDef, savers: SaverDef), the
-serialized protos. Importing rebuilds the graph through tf.import_graph_def and refills the
-collections, so `tf.get_collection('train_op')` and `tf.trainable_variables()` work again.
+whose items have a registered proto function (variables: VariableDef, savers: SaverDef, queue
+runners: QueueRunnerDef), the serialized protos. Importing rebuilds the graph through
+tf.import_graph_def and refills the collections, so `tf.get_collection('train_op')`,
+`tf.trainable_variables()` and `tf.train.start_queue_runners` work again.
 """
 from __future__ import annotations
 
@@ -160,6 +161,8 @@ def _add_collection_def(meta_graph_def: Any, key: str, graph: _graph.Graph, expo
                 proto = to_proto(item, export_scope=export_scope)
                 if proto is not None:
                     col_def.bytes_list.value.append(proto.SerializeToString())
+            if not col_def.bytes_list.value:  # no item in the export scope: no empty entry
+                del meta_graph_def.collection_def[key]
             return
         kind = _kind_of(items[0])
         if kind == "node_list":

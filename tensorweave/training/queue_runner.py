@@ -19,7 +19,9 @@ from tensorweave.framework import errors
 from tensorweave.framework import graph as _graph
 from tensorweave.framework.default_session import get_default_session
 from tensorweave.framework.graph import GraphKeys
+from tensorweave.framework.meta_graph import prepend_name_scope, register_proto_function, strip_name_scope
 from tensorweave.training.coordinator import Coordinator
+from tensorweave.training.queue_runner_def import QueueRunnerDef
 
 __all__ = ["QueueRunner", "add_queue_runner", "start_queue_runners"]
 
@@ -33,8 +35,18 @@ class QueueRunner:
                  cancel_op: Any = None, queue_closed_exception_types: Optional[Sequence[type]] = None,
                  queue_runner_def: Any = None, import_scope: Optional[str] = None) -> None:
         if queue_runner_def is not None:
-            raise ValueError("QueueRunner from a QueueRunnerDef protobuf is not supported; build it "
-                             "from a queue and its enqueue ops.")
+            if queue or enqueue_ops:
+                raise ValueError("queue_runner_def and queue are mutually exclusive.")
+            self._init_from_proto(queue_runner_def, import_scope)
+        else:
+            self._init_from_args(queue, enqueue_ops, close_op, cancel_op, queue_closed_exception_types)
+        self._lock = threading.Lock()
+        # Per session: how many enqueue threads are still running (the last one closes the queue).
+        self._runs_per_session: "weakref.WeakKeyDictionary[Any, int]" = weakref.WeakKeyDictionary()
+        self._exceptions_raised: list[BaseException] = []
+
+    def _init_from_args(self, queue: Any, enqueue_ops: Optional[Sequence[Any]], close_op: Any, cancel_op: Any,
+                        queue_closed_exception_types: Optional[Sequence[type]]) -> None:
         if not queue or not enqueue_ops:
             raise ValueError("Must provide queue and enqueue_ops.")
         self._queue = queue
@@ -49,10 +61,40 @@ class QueueRunner:
                 raise TypeError("queue_closed_exception_types, when provided, must be a tuple of "
                                 f"tf.error types, but saw: {queue_closed_exception_types}")
             self._queue_closed_exception_types = types
-        self._lock = threading.Lock()
-        # Per session: how many enqueue threads are still running (the last one closes the queue).
-        self._runs_per_session: "weakref.WeakKeyDictionary[Any, int]" = weakref.WeakKeyDictionary()
-        self._exceptions_raised: list[BaseException] = []
+
+    def _init_from_proto(self, queue_runner_def: Any, import_scope: Optional[str]) -> None:
+        """From a meta graph: the queue is its queue operation (all a runner needs of it is
+        the name), the ops are looked up in the default graph under `import_scope`."""
+        g = _graph.get_default_graph()
+
+        def element(name: str) -> Any:
+            return g.as_graph_element(prepend_name_scope(name, import_scope))
+
+        self._queue = element(queue_runner_def.queue_name)
+        self._enqueue_ops = [element(name) for name in queue_runner_def.enqueue_op_name]
+        self._close_op = element(queue_runner_def.close_op_name)
+        self._cancel_op = element(queue_runner_def.cancel_op_name)
+        codes = list(queue_runner_def.queue_closed_exception_types)
+        self._queue_closed_exception_types = (tuple(errors.exception_type_from_error_code(c) for c in codes)
+                                              if codes else (errors.OutOfRangeError,))
+
+    # -- meta graphs --------------------------------------------------------------------------------
+    def to_proto(self, export_scope: Optional[str] = None) -> Any:
+        """This runner as a QueueRunnerDef, names relative to `export_scope` (None when the
+        queue is outside it)."""
+        if export_scope is not None and not self.name.startswith(export_scope.rstrip("/") + "/"):
+            return None
+        return QueueRunnerDef(
+            queue_name=strip_name_scope(self.name, export_scope),
+            enqueue_op_name=[strip_name_scope(op.name, export_scope) for op in self._enqueue_ops],
+            close_op_name=strip_name_scope(self._close_op.name, export_scope),
+            cancel_op_name=strip_name_scope(self._cancel_op.name, export_scope),
+            queue_closed_exception_types=[errors.error_code_from_exception_type(t)
+                                          for t in self._queue_closed_exception_types])
+
+    @staticmethod
+    def from_proto(queue_runner_def: Any, import_scope: Optional[str] = None) -> "QueueRunner":
+        return QueueRunner(queue_runner_def=queue_runner_def, import_scope=import_scope)
 
     # -- properties -------------------------------------------------------------------------------
     @property
@@ -179,3 +221,8 @@ def start_queue_runners(sess: Any = None, coord: Optional[Coordinator] = None, d
         for qr in runners:
             threads.extend(qr.create_threads(sess, coord=coord, daemon=daemon, start=start))
     return threads
+
+
+# Queue runners travel in meta graphs, so an imported input pipeline can be started again.
+register_proto_function(GraphKeys.QUEUE_RUNNERS, proto_type=QueueRunnerDef, to_proto=QueueRunner.to_proto,
+                        from_proto=QueueRunner.from_proto)

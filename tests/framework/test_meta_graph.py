@@ -181,3 +181,51 @@ def test_model_rebuilt_from_files_alone_in_a_fresh_process(tmp_path):
     assert sorted(got) == sorted(expected)
     for name, value in expected.items():
         np.testing.assert_array_equal(np.asarray(got[name], dtype=np.asarray(value).dtype), value, err_msg=name)
+
+
+def test_queue_runners_travel_in_the_meta_graph_and_start_again(tmp_path):
+    """An input pipeline rebuilt from a meta graph file refills its queue: the QUEUE_RUNNERS
+    collection holds QueueRunnerDef protos naming the queue, enqueue, close and cancel ops."""
+    with tf.name_scope("input"):
+        data = tf.constant([1.0, 2.0, 3.0, 4.0])
+        q = tf.FIFOQueue(10, tf.float32, shapes=[[]], name="fifo")
+        runner = tf.train.QueueRunner(q, [q.enqueue_many([data])] * 2,
+                                      queue_closed_exception_types=(tf.errors.OutOfRangeError,
+                                                                    tf.errors.CancelledError))
+        tf.train.add_queue_runner(runner)
+        tf.identity(q.dequeue_many(4), name="batch")
+    path = str(tmp_path / "pipeline.meta")
+    exported = tf.train.export_meta_graph(path)
+    (raw,) = exported.collection_def[tf.GraphKeys.QUEUE_RUNNERS].bytes_list.value
+    proto = meta_graph.get_collection_proto_type(tf.GraphKeys.QUEUE_RUNNERS).FromString(raw)
+    assert proto.queue_name == "input/fifo"
+    assert list(proto.enqueue_op_name) == [runner.enqueue_ops[0].name] * 2
+    assert proto.close_op_name == runner.close_op.name and proto.cancel_op_name == runner.cancel_op.name
+    assert list(proto.queue_closed_exception_types) == [11, 1]  # OUT_OF_RANGE, CANCELLED
+
+    scoped = meta_graph.export_scoped_meta_graph(export_scope="input")[0]
+    (raw_scoped,) = scoped.collection_def[tf.GraphKeys.QUEUE_RUNNERS].bytes_list.value
+    assert proto.FromString(raw_scoped).queue_name == "fifo"
+    assert tf.GraphKeys.QUEUE_RUNNERS not in meta_graph.export_scoped_meta_graph(
+        export_scope="elsewhere")[0].collection_def
+
+    with tf.Graph().as_default() as g:
+        tf.train.import_meta_graph(path, import_scope="again")
+        (restored,) = tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)
+        assert restored.name == "again/input/fifo"
+        assert [op.name for op in restored.enqueue_ops] == ["again/" + runner.enqueue_ops[0].name] * 2
+        assert restored.queue_closed_exception_types == (tf.errors.OutOfRangeError, tf.errors.CancelledError)
+        batch = g.get_tensor_by_name("again/input/batch:0")
+        with tf.Session() as sess:
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess, coord=coord)
+            assert sorted(sess.run(batch)) == [1.0, 2.0, 3.0, 4.0]
+            coord.request_stop()
+            coord.join(threads, stop_grace_period_secs=10)
+
+
+def test_queue_runner_def_and_queue_are_exclusive():
+    q = tf.FIFOQueue(2, tf.float32)
+    proto = tf.train.QueueRunner(q, [q.enqueue(1.0)]).to_proto()
+    with pytest.raises(ValueError, match="mutually exclusive"):
+        tf.train.QueueRunner(q, [q.enqueue(2.0)], queue_runner_def=proto)
