@@ -110,10 +110,10 @@ class Tensor:
                         "as tf.cond to execute subgraphs conditioned on the value of a tensor.")
 
     def __iter__(self) -> Iterator["Tensor"]:
-        dims = self._shape.dims
-        if dims is None or dims[0].value is None:
-            raise TypeError("Tensor objects are only iterable when the first dimension is known.")
-        return (self[i] for i in range(dims[0].value))
+        # TF1 graph mode: a symbolic tensor has no elements to iterate over (unpacking one by
+        # mistake, `a, b = t`, would otherwise build slicing ops silently).
+        raise TypeError("Tensor objects are only iterable when eager execution is enabled. To "
+                        "iterate over this tensor use tf.map_fn or tf.unstack.")
 
     def __len__(self) -> int:
         raise TypeError(f"len is not well defined for symbolic Tensors ({self.name}). "

@@ -380,12 +380,15 @@ def test_unstack_strings_and_errors():
     run_error(tf.unstack(u, num=3)[0], {u: np.zeros(2)}, "Input shape axis 0 must equal 3")
 
 
-def test_tensor_iteration_uses_getitem():
-    rows = list(tf.constant(X))
-    assert len(rows) == 2
-    check_op(rows[1], X[1])
-    with pytest.raises(TypeError, match="only iterable"):
-        iter(tf.placeholder(tf.float32, [None, 2]))
+def test_symbolic_tensors_are_not_iterable_as_in_tf1_graph_mode():
+    """`a, b = t` or `for row in t` on a symbolic tensor raises, as TF does in graph mode
+    (rows come from tf.unstack or indexing)."""
+    for t in (tf.constant(X), tf.placeholder(tf.float32, [None, 2])):
+        with pytest.raises(TypeError, match="only iterable when eager"):
+            iter(t)
+    with pytest.raises(TypeError):
+        first, second = tf.constant(X)
+    check_op(tf.constant(X)[1], X[1])
 
 
 # -- invert_permutation, unique re-export ----------------------------------------------------
