@@ -180,6 +180,11 @@ class _Importer:
                                  f"{node.name} = {node.op}[{key}]. (Check whether your GraphDef-"
                                  "interpreting binary is up to date with your GraphDef-generating binary.)")
             attrs[key] = attr_from_proto(proto, declared.kind)
+        if self.prefix and node.op in ("Enter", "RefEnter") and "frame_name" in attrs:
+            # As TF's importer: the same loop imported twice under two scopes runs in two frames
+            # (one frame name would merge their iterations if both ran in one step).
+            frame = attrs["frame_name"]
+            attrs["frame_name"] = (self.prefix.encode() + frame) if isinstance(frame, bytes) else self.prefix + frame
         return attrs
 
     def _private_attr(self, key: str, value: Any) -> Any:

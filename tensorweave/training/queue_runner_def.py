@@ -13,29 +13,11 @@ an enum list (`error.Code`) and a packed int32 list encode the same.
 """
 from __future__ import annotations
 
-from typing import Any
+from tensorweave.lib.proto_schema import INT32, MANY, ONE, STRING, add_fields, message_classes, new_file
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-
-
-def _message_class() -> Any:
-    proto = descriptor_pb2.FileDescriptorProto(name="tensorweave/queue_runner.proto",
-                                               package="tensorflow", syntax="proto3")
-    message = proto.message_type.add(name="QueueRunnerDef")
-    field = descriptor_pb2.FieldDescriptorProto
-    for number, name, kind, label in (
-            (1, "queue_name", field.TYPE_STRING, field.LABEL_OPTIONAL),
-            (2, "enqueue_op_name", field.TYPE_STRING, field.LABEL_REPEATED),
-            (3, "close_op_name", field.TYPE_STRING, field.LABEL_OPTIONAL),
-            (4, "cancel_op_name", field.TYPE_STRING, field.LABEL_OPTIONAL),
-            (5, "queue_closed_exception_types", field.TYPE_INT32, field.LABEL_REPEATED)):
-        message.field.add(name=name, number=number, type=kind, label=label)
-    pool = descriptor_pool.DescriptorPool()  # private: never clashes with a TF install's message
-    pool.Add(proto)
-    descriptor = pool.FindMessageTypeByName("tensorflow.QueueRunnerDef")
-    if hasattr(message_factory, "GetMessageClass"):
-        return message_factory.GetMessageClass(descriptor)
-    return message_factory.MessageFactory(pool).GetPrototype(descriptor)  # protobuf < 4.22
-
-
-QueueRunnerDef = _message_class()
+_FILE = new_file("tensorweave/queue_runner.proto")
+add_fields(_FILE.message_type.add(name="QueueRunnerDef"), (
+    (1, "queue_name", STRING, ONE), (2, "enqueue_op_name", STRING, MANY),
+    (3, "close_op_name", STRING, ONE), (4, "cancel_op_name", STRING, ONE),
+    (5, "queue_closed_exception_types", INT32, MANY)))
+(QueueRunnerDef,) = message_classes(_FILE, ["QueueRunnerDef"])

@@ -8,6 +8,7 @@ from typing import Any, Callable, Optional, Sequence
 from tensorweave.framework import graph as _graph
 from tensorweave.framework.graph import Operation, Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.ops.control_flow import context_protos  # noqa: F401  (contexts travel in meta graphs)
 from tensorweave.ops.control_flow import nest, primitives
 from tensorweave.ops.control_flow.contexts import CondContext
 
@@ -56,8 +57,12 @@ def cond(pred: Any, true_fn: Optional[Callable] = None, false_fn: Optional[Calla
         pivot_t = identity(p_true, name="switch_t")
         pivot_f = identity(p_false, name="switch_f")
         pred_id = identity(pred, name="pred_id")
-        structure_t, flat_t = _build_branch(true_fn, CondContext(pred_id, pivot_t, 1))
-        structure_f, flat_f = _build_branch(false_fn, CondContext(pred_id, pivot_f, 0))
+        context_t, context_f = CondContext(pred_id, pivot_t, 1), CondContext(pred_id, pivot_f, 0)
+        if context_t.outer_context is None:  # nested contexts travel inside their outer one
+            _graph.add_to_collection(_graph.GraphKeys.COND_CONTEXT, context_t)
+            _graph.add_to_collection(_graph.GraphKeys.COND_CONTEXT, context_f)
+        structure_t, flat_t = _build_branch(true_fn, context_t)
+        structure_f, flat_f = _build_branch(false_fn, context_f)
         try:
             nest.assert_same_structure(structure_t, structure_f)
         except ValueError as err:

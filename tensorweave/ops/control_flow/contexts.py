@@ -81,6 +81,10 @@ class ControlFlowContext:
         self._graph = get_default_graph()
         # The context this one was created in; fixed for its lifetime (enter/exit may nest).
         self.outer_context: Any = self._graph._control_flow_context
+        # Contexts built inside this one; a meta graph stores them nested in it (TF's layout).
+        self.nested_contexts: list[Any] = []
+        if self.outer_context is not None:
+            self.outer_context.nested_contexts.append(self)
         self._values: dict[Tensor, Tensor] = {}   # outside tensor -> its version inside
         self._saved: list[Any] = []
         self._markers: dict[Operation, Operation] = {}  # outside op -> inside control marker
@@ -173,8 +177,10 @@ class ControlFlowContext:
 class CondContext(ControlFlowContext):
     """One branch of tf.cond: outside values enter through Switch(value, pred)[branch]."""
 
-    def __init__(self, pred: Tensor, pivot: Tensor, branch: int) -> None:
+    def __init__(self, pred: Tensor, pivot: Tensor, branch: int, name: Optional[str] = None) -> None:
         super().__init__()
+        # Its name in meta graphs; a new context is named as TF names it.
+        self.name = name if name is not None else self._graph.unique_name("cond_text")
         self.pred = pred
         self.branch = branch
         self.pivot = pivot.op
@@ -193,16 +199,20 @@ class WhileContext(ControlFlowContext):
     `loop_cond` is the LoopCond output every loop Switch tests; `pivot_for_body` is the control
     pivot of the body (an op that exists only while the predicate is true); `loop_enters`,
     `loop_switches`, `loop_merges` and `loop_exits` name the loop-variable plumbing, which the
-    gradient pass mirrors. `grad_state` is set on backward loops built by tf.gradients."""
+    gradient pass mirrors. `grad_state` is set on backward loops built by tf.gradients.
+    `name` names the context in meta graphs: the frame name, as in TF."""
 
     def __init__(self, frame_name: str, parallel_iterations: int, back_prop: bool,
                  swap_memory: bool = False) -> None:
         super().__init__()
         self.frame_name = frame_name
+        self.name = frame_name
         self.parallel_iterations = parallel_iterations
         self.back_prop = back_prop
         self.swap_memory = swap_memory
         self.loop_cond: Optional[Tensor] = None
+        self.pivot_for_pred: Optional[Operation] = None  # the first loop variable's Merge
+        self.maximum_iterations: Optional[Tensor] = None
         self.pivot_for_body: Optional[Operation] = None
         self.loop_enters: list[Tensor] = []
         self.loop_exits: list[Tensor] = []

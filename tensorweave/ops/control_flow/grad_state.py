@@ -166,9 +166,12 @@ class GradLoopState:
             # A loop invariant: the same in every iteration, so no history.
             real = self.grad_context.add_value(op.inputs[0])
         elif op.type == "Const":
+            # A constant inside the forward frame (TF's graphs keep them there): made again; the
+            # backward loop hoists it (WhileContext.add_op), so it enters as an invariant.
             from tensorweave.ops.constant_op import constant
             with in_context(self.grad_context):
                 real = constant(op.get_attr("value"), dtype=value.dtype.base_dtype)
+            real = self.grad_context.add_value(real)
         else:
             real = self.add_backprop_accumulated_value(self.add_forward_accumulator(value), value)
         self.history_map[value] = real

@@ -9,6 +9,7 @@ from tensorweave.framework import graph as _graph
 from tensorweave.framework.graph import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import as_shape
+from tensorweave.ops.control_flow import context_protos  # noqa: F401  (contexts travel in meta graphs)
 from tensorweave.ops.control_flow import nest, primitives
 from tensorweave.ops.control_flow.contexts import WhileContext
 from tensorweave.ops.control_flow.tensor_array import TensorArray
@@ -67,6 +68,10 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
         if len(invariants) != len(flat):
             raise ValueError("shape_invariants must have the same structure as loop_vars")
         context = WhileContext(scope, parallel_iterations, back_prop, swap_memory)
+        if maximum_iterations is not None:
+            context.maximum_iterations = limit
+        if context.outer_context is None:  # nested contexts travel inside their outer one
+            _graph.add_to_collection(_graph.GraphKeys.WHILE_CONTEXT, context)
         context.enter()
         try:
             exits = _build_loop(context, cond, body, loop_vars, templates, flat, invariants)
@@ -88,7 +93,7 @@ def _build_loop(context: WhileContext, cond: Callable[..., Any], body: Callable[
     from tensorweave.ops.array_ops import identity
     enters = _enter_loop_vars(context, flat, invariants)
     merges = [primitives.merge([e, e])[0] for e in enters]
-    context.pivot = merges[0].op
+    context.pivot = context.pivot_for_pred = merges[0].op
     pred = convert_to_tensor(_call(cond, _repack(loop_vars, templates, merges)))
     if pred.dtype.base_dtype.name != "bool" or pred.shape.ndims not in (None, 0):
         raise ValueError(f"cond must return a boolean scalar, got {pred}")
