@@ -40,6 +40,11 @@ from tensorweave.ops.data_flow_ops import *  # noqa: F401,F403
 from tensorweave.ops.scan_ops import *  # noqa: F401,F403
 from tensorweave.ops.nd_indexing_ops import *  # noqa: F401,F403
 from tensorweave.ops.linalg_impl import *  # noqa: F401,F403
+from tensorweave.ops.special_math_ops import *  # noqa: F401,F403
+from tensorweave.ops.sort_ops import *  # noqa: F401,F403
+from tensorweave.ops.check_ops import *  # noqa: F401,F403
+from tensorweave.ops.sequence_ops import *  # noqa: F401,F403
+from tensorweave.ops.template import make_template  # noqa: F401
 
 from tensorweave.runtime.config import (  # noqa: F401
     ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions)
@@ -62,6 +67,8 @@ from tensorweave import test  # noqa: F401,E402
 from tensorweave import math  # noqa: F401,E402
 from tensorweave import linalg  # noqa: F401,E402
 from tensorweave import random  # noqa: F401,E402
+from tensorweave import dtypes  # noqa: F401,E402
+from tensorweave import debugging  # noqa: F401,E402
 from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: F401,E402
 from tensorweave.ops.sparse_ops import *  # noqa: F401,F403,E402
 from tensorweave.ops.string_ops import *  # noqa: F401,F403,E402

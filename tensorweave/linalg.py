@@ -8,3 +8,4 @@ from tensorweave.ops.linalg_ops import matrix_diag_part as diag_part  # noqa: F4
 from tensorweave.ops.linalg_ops import matrix_inverse as inv  # noqa: F401
 from tensorweave.ops.linalg_ops import matrix_solve as solve  # noqa: F401
 from tensorweave.ops.linalg_ops import matrix_transpose as transpose  # noqa: F401
+from tensorweave.ops.special_math_ops import einsum, tensordot  # noqa: F401

@@ -6,7 +6,8 @@ from tensorweave.training.ftrl import FtrlOptimizer  # noqa: F401
 from tensorweave.training.gradient_descent import GradientDescentOptimizer  # noqa: F401
 from tensorweave.training.lbfgs import LBFGSOptimizer  # noqa: F401
 from tensorweave.training.learning_rate_decay import (  # noqa: F401
-    exponential_decay, inverse_time_decay, natural_exp_decay, piecewise_constant, polynomial_decay)
+    cosine_decay, exponential_decay, inverse_time_decay, linear_cosine_decay, natural_exp_decay, piecewise_constant,
+    polynomial_decay)
 from tensorweave.training.momentum import MomentumOptimizer  # noqa: F401
 from tensorweave.training.optimizer import Optimizer  # noqa: F401
 from tensorweave.training.rmsprop import RMSPropOptimizer  # noqa: F401
@@ -26,3 +27,4 @@ from tensorweave.training.checkpoint_management import (  # noqa: F401,E402
 from tensorweave.training.checkpoint_utils import (  # noqa: F401,E402
     NewCheckpointReader, list_variables, load_checkpoint, load_variable)
 from tensorweave.framework.graph_def import write_graph  # noqa: F401,E402
+from tensorweave.training.moving_averages import ExponentialMovingAverage  # noqa: F401,E402

@@ -33,7 +33,7 @@ __all__ = ["identity", "stop_gradient", "shape", "shape_n", "size", "rank", "res
            # `from tensorweave.ops.array_ops import *` gives the whole family as in TF
            "concat", "split", "stack", "unstack",
            "fill", "zeros", "ones", "zeros_like", "ones_like", "range", "linspace", "lin_space",
-           "one_hot", "sequence_mask", "pad",
+           "one_hot", "sequence_mask", "pad", "meshgrid",
            "slice", "strided_slice", "newaxis", "gather", "boolean_mask", "reverse", "reverse_v2"]
 
 

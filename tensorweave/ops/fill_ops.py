@@ -22,7 +22,7 @@ from tensorweave.ops.array_ops import (
 from tensorweave.ops.constant_op import constant
 
 __all__ = ["fill", "zeros", "ones", "zeros_like", "ones_like", "range", "linspace", "lin_space",
-           "one_hot", "sequence_mask", "pad"]
+           "one_hot", "sequence_mask", "pad", "meshgrid"]
 
 # Spelled out: op_def's parser can't mix a type group with other types inside braces.
 _NUMBER_TYPES = ("float16, float32, float64, complex64, complex128, int8, int16, int32, int64, uint8, "
@@ -622,3 +622,33 @@ def _mirror_pad_gradient(op: Any, grad: Any) -> list[Any]:
 def _mirror_pad_grad_gradient(op: Any, grad: Any) -> list[Any]:
     return [apply_op(MirrorPad, input=convert_to_tensor(grad), paddings=op.inputs[1],
                      mode=op.get_attr("mode")), None]
+
+
+# ---------------------------------------------------------------------------------------------
+# meshgrid (composite)
+# ---------------------------------------------------------------------------------------------
+def meshgrid(*args: Any, **kwargs: Any) -> list[Any]:
+    """Coordinate grids from N 1-D tensors: each output has shape (len(args[0]), ...,
+    len(args[N-1])), with the first two dimensions swapped for indexing='xy' (the default)."""
+    from tensorweave.ops import array_ops
+    indexing = kwargs.pop("indexing", "xy")
+    name = kwargs.pop("name", "meshgrid")
+    if kwargs:
+        raise TypeError(f"'{next(iter(kwargs))}' is an invalid keyword argument for this function")
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"Argument `indexing` parameter must be either 'xy' or 'ij', got '{indexing}'")
+    with name_scope(name, "meshgrid", list(args)):
+        n = len(args)
+        tensors = [convert_to_tensor(a) for a in args]
+        reshaped = [array_ops.reshape(t, [1] * i + [-1] + [1] * (n - i - 1)) for i, t in enumerate(tensors)]
+        if indexing == "xy" and n > 1:
+            reshaped[0] = array_ops.reshape(tensors[0], [1, -1] + [1] * (n - 2))
+            reshaped[1] = array_ops.reshape(tensors[1], [-1, 1] + [1] * (n - 2))
+        sizes = [array_ops.size(t) for t in tensors]
+        if indexing == "xy" and n > 1:
+            sizes[0], sizes[1] = sizes[1], sizes[0]
+        static = [t.shape.num_elements() for t in tensors]
+        if indexing == "xy" and n > 1:
+            static[0], static[1] = static[1], static[0]
+        shape = static if all(s is not None for s in static) else array_ops.stack(sizes)
+        return [r * ones(shape, r.dtype) for r in reshaped]

@@ -18,18 +18,72 @@ AssertOp = define_op("Assert", inputs=["condition: bool", "data: T"], attrs=["T:
 AssertOp.not_differentiable()
 
 
+def _element_text(v: Any) -> str:
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        if f != f or f in (float("inf"), float("-inf")):
+            return {True: "nan"}.get(f != f, "inf" if f > 0 else "-inf")
+        return np.format_float_positional(v, trim="-") if f == 0 or 1e-4 <= abs(f) < 1e16 else \
+            np.format_float_scientific(v, trim="-", exp_digits=2)
+    if isinstance(v, (bool, np.bool_)):
+        return "1" if v else "0"
+    return str(v)
+
+
+def summarize_value(value: Any, limit: int) -> str:
+    """TF's summary of a tensor in messages: nested brackets, at most `limit` elements, '...'
+    where elements were left out (e.g. [[1 2][-3...]...])."""
+    arr = np.asarray(value)
+    if arr.ndim == 0:
+        return _element_text(arr.item() if arr.dtype != object else arr.reshape(-1)[0])
+    flat, shape, count, out = arr.reshape(-1), arr.shape, [0], []
+
+    def one_dim(dim: int) -> None:
+        if count[0] >= limit:
+            return
+        if dim == len(shape) - 1:
+            for i in range(shape[dim]):
+                if count[0] >= limit:
+                    if dim != 0:
+                        out.append("...")
+                    return
+                if i > 0:
+                    out.append(" ")
+                out.append(_element_text(flat[count[0]]))
+                count[0] += 1
+            return
+        for _ in range(shape[dim]):
+            opened = count[0] < limit
+            if opened:
+                out.append("[")
+            one_dim(dim + 1)
+            if count[0] < limit or opened:
+                out.append("]")
+
+    one_dim(0)
+    return "[" + "".join(out) + ("..." if flat.size > limit else "") + "]"
+
+
 @AssertOp.kernel()
 def _assert_kernel(ctx: Any) -> Any:
     summarize, node = ctx.attr("summarize"), ctx.op
 
     def check(condition: Any, *data: Any) -> None:
         if not bool(np.all(condition)):
-            shown = ", ".join(np.array2string(np.asarray(d).reshape(-1)[:summarize], separator=" ")
-                              if np.asarray(d).dtype != object else str(np.asarray(d).reshape(-1)[:summarize].tolist())
-                              for d in data)
-            raise errors.InvalidArgumentError(None, node, f"assertion failed: [{shown}]")
+            shown = " ".join(_datum_text(d, summarize) for d in data)
+            raise errors.InvalidArgumentError(None, node, f"assertion failed: {shown}")
 
     return check
+
+
+def _datum_text(d: Any, summarize: int) -> str:
+    arr = np.asarray(d)
+    if arr.ndim == 0 and arr.dtype == object or isinstance(d, bytes):
+        return "[" + _element_text(arr.reshape(-1)[0]) + "]"  # a string datum prints as itself
+    text = summarize_value(arr, summarize)
+    return text if arr.ndim else "[" + text + "]"
 
 
 def Assert(condition: Any, data: Sequence[Any], summarize: Optional[int] = None,  # noqa: N802
@@ -52,8 +106,8 @@ def _print_kernel(ctx: Any) -> Any:
     def run(x: Any, *data: Any) -> Any:
         if first_n < 0 or printed[0] < first_n:
             printed[0] += 1
-            parts = [str(np.asarray(d).reshape(-1)[:summarize].tolist()) for d in data]
-            sys.stderr.write(message + "".join(parts) + "\n")
+            # TF's layout: the message, then each datum summarized in brackets, no separator
+            sys.stderr.write(message + "".join(_datum_text(d, summarize) for d in data) + "\n")
         return x
 
     return run

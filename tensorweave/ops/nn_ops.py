@@ -669,9 +669,20 @@ def dropout(x: Any, keep_prob: Any = None, noise_shape: Any = None, seed: Option
         return out
 
 
+def zero_fraction(value: Any, name: Optional[str] = None) -> Any:
+    """The fraction (float32 scalar) of the entries of `value` that are zero."""
+    with name_scope(name, "zero_fraction", [value]):
+        value = convert_to_tensor(value, name="value")
+        size = array_ops.size(value, out_type=_dtypes.int64)
+        nonzero = math_ops.count_nonzero(value, dtype=_dtypes.int64)
+        zeros = math_ops.cast(size - nonzero, _dtypes.float32)
+        return array_ops.identity(zeros / math_ops.cast(size, _dtypes.float32), name="fraction")
+
+
 from tensorweave.ops import nn_grad  # noqa: E402,F401  (registers the gradients)
 from tensorweave.ops.nn_xent import *  # noqa: E402,F401,F403
 from tensorweave.ops.nn_norm import *  # noqa: E402,F401,F403
 from tensorweave.ops import nn_xent as _nn_xent, nn_norm as _nn_norm  # noqa: E402
 
 __all__ += _nn_xent.__all__ + _nn_norm.__all__
+

@@ -14,7 +14,7 @@ from tensorweave.ops.control_flow.tensor_array import TensorArray
 from tensorweave.ops.control_flow.while_loop import while_loop
 from tensorweave.ops.variable_scope import variable_scope
 
-__all__ = ["dynamic_rnn", "static_rnn"]
+__all__ = ["dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn"]
 
 
 def _check_cell(cell: Any) -> None:
@@ -170,3 +170,40 @@ def static_rnn(cell: Any, inputs: Sequence[Any], initial_state: Any = None, dtyp
             outputs.append(output)
             state = new_state
         return outputs, state
+
+
+def _reverse_time(x: Any, sequence_length: Any, time_axis: int, batch_axis: int) -> Any:
+    if sequence_length is not None:
+        from tensorweave.ops.sequence_ops import reverse_sequence
+        return reverse_sequence(x, sequence_length, seq_axis=time_axis, batch_axis=batch_axis)
+    from tensorweave.ops.slicing_ops import reverse
+    return reverse(x, axis=[time_axis])
+
+
+def bidirectional_dynamic_rnn(cell_fw: Any, cell_bw: Any, inputs: Any, sequence_length: Any = None,
+                              initial_state_fw: Any = None, initial_state_bw: Any = None, dtype: Any = None,
+                              parallel_iterations: Optional[int] = None, swap_memory: bool = False,
+                              time_major: bool = False, scope: Any = None) -> tuple[Any, Any]:
+    """A forward and a backward dynamic_rnn over `inputs` (variables under
+    bidirectional_rnn/fw and bidirectional_rnn/bw); the backward one reads each row reversed
+    within its sequence_length, and its outputs are reversed back.
+
+    Returns ((output_fw, output_bw), (output_state_fw, output_state_bw))."""
+    _check_cell(cell_fw)
+    _check_cell(cell_bw)
+    time_axis, batch_axis = (0, 1) if time_major else (1, 0)
+
+    def reverse_all(structure: Any) -> Any:
+        return _pack(structure, [_reverse_time(convert_to_tensor(x), sequence_length, time_axis, batch_axis)
+                                 for x in nest.flatten(structure)])
+
+    with variable_scope(scope or "bidirectional_rnn"):
+        with variable_scope("fw") as fw_scope:
+            output_fw, state_fw = dynamic_rnn(cell_fw, inputs, sequence_length, initial_state_fw, dtype,
+                                              parallel_iterations, swap_memory, time_major, scope=fw_scope)
+        with variable_scope("bw") as bw_scope:
+            reversed_outputs, state_bw = dynamic_rnn(cell_bw, reverse_all(inputs), sequence_length,
+                                                     initial_state_bw, dtype, parallel_iterations, swap_memory,
+                                                     time_major, scope=bw_scope)
+    return (output_fw, reverse_all(reversed_outputs)), (state_fw, state_bw)
+

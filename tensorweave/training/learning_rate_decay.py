@@ -2,6 +2,7 @@
 from ordinary ops on the global step."""
 from __future__ import annotations
 
+import math
 from typing import Any, Optional, Sequence
 
 from tensorweave.framework import dtypes as _dtypes
@@ -82,3 +83,33 @@ def piecewise_constant(x: Any, boundaries: Sequence[Any], values: Sequence[Any],
         for b, v in reversed(list(zip(bounds, vals[:-1]))):
             result = math_ops.where(math_ops.less_equal(x, b), v, result)
         return math_ops.add(result, math_ops.cast(0, result.dtype.base_dtype), name=scope)
+
+
+def cosine_decay(learning_rate: Any, global_step: Any, decay_steps: Any, alpha: Any = 0.0,
+                 name: Optional[str] = None) -> Any:
+    """learning_rate * ((1 - alpha) * 0.5 * (1 + cos(pi * min(global_step, decay_steps) /
+    decay_steps)) + alpha) (Loshchilov & Hutter's SGDR without restarts)."""
+    if global_step is None:
+        raise ValueError("cosine decay requires global_step")
+    from tensorweave.ops import math_ops
+    with _graph.name_scope(name, "CosineDecay", [learning_rate, global_step]) as scope:
+        lr, step, steps, a = _floats(learning_rate, global_step, decay_steps, alpha)
+        step = math_ops.minimum(step, steps)
+        cosine = 0.5 * (1.0 + math_ops.cos(math.pi * (step / steps)))
+        return math_ops.multiply(lr, (1 - a) * cosine + a, name=scope)
+
+
+def linear_cosine_decay(learning_rate: Any, global_step: Any, decay_steps: Any, num_periods: Any = 0.5,
+                        alpha: Any = 0.0, beta: Any = 0.001, name: Optional[str] = None) -> Any:
+    """learning_rate * ((alpha + linear) * cosine + beta), with linear = (decay_steps - step) /
+    decay_steps and cosine = 0.5 * (1 + cos(2 pi num_periods step / decay_steps)), step capped
+    at decay_steps."""
+    if global_step is None:
+        raise ValueError("linear cosine decay requires global_step")
+    from tensorweave.ops import math_ops
+    with _graph.name_scope(name, "LinearCosineDecay", [learning_rate, global_step]) as scope:
+        lr, step, steps, periods, a, b = _floats(learning_rate, global_step, decay_steps, num_periods, alpha, beta)
+        step = math_ops.minimum(step, steps)
+        linear = (steps - step) / steps
+        cosine = 0.5 * (1.0 + math_ops.cos(math.pi * 2.0 * periods * (step / steps)))
+        return math_ops.multiply(lr, (a + linear) * cosine + b, name=scope)
