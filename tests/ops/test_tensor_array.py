@@ -86,3 +86,19 @@ def test_grad_array_static_shapes():
     assert g.element_shape.as_list() == [2]
     written = g.write(1, tf.constant([1.0, 2.0], tf.float64))
     check_op(written.read(1), [1.0, 2.0], {x: np.zeros((3, 2))})
+
+
+def test_handles_are_vectors_of_two_as_tf_declares_them():
+    """TF declares TensorArray (and its gradient's) and stack handles as vectors of 2; a GraphDef
+    TF reads back carries those shapes, and the values match them."""
+    from tensorweave.framework.op_def_library import apply_op
+    from tensorweave.ops.control_flow import stack_ops
+    from tensorweave.ops.control_flow.tensor_array import TensorArrayGradV3
+    ta = tf.TensorArray(tf.float32, size=2)
+    grad_handle = apply_op(TensorArrayGradV3, handle=ta.handle, flow_in=ta.flow, source="gradients")[0]
+    handles = [ta.handle, grad_handle, stack_ops.stack(tf.float32, 5)]
+    for h in handles:
+        assert h.shape.as_list() == [2]
+    with tf.Session() as sess:
+        for value in sess.run(handles):
+            assert value.shape == (2,)

@@ -70,19 +70,22 @@ class StackState:
 
 
 def state_of(handle: Any) -> Any:
-    """The Python object behind a handle tensor's value (handles travel as 0-d object arrays)."""
-    return handle[()] if isinstance(handle, np.ndarray) else handle
+    """The Python object behind a stack's or TensorArray's handle value."""
+    return handle[0] if isinstance(handle, np.ndarray) else handle
 
 
 def make_handle(state: Any) -> np.ndarray:
-    handle = np.empty((), dtype=object)
-    handle[()] = state
+    """A handle value: a 2-element object array holding the state, since TF declares these
+    handles as vectors of 2 (its legacy string handles: container and name), and GraphDefs that
+    TF reads again carry that shape."""
+    handle = np.empty(2, dtype=object)
+    handle[0] = state
     return handle
 
 
 StackV2 = define_op("StackV2", inputs=["max_size: int32"], outputs=["handle: resource"],
                     attrs=["elem_type: type", "stack_name: string = ''"],
-                    shape_fn=shape_fns.scalar, is_stateful=True, needs_step=True)
+                    shape_fn=lambda op: [TensorShape([2])], is_stateful=True, needs_step=True)
 StackPushV2 = define_op("StackPushV2", inputs=["handle: resource", "elem: T"], outputs=["output: T"],
                         attrs=["T: type", "swap_memory: bool = false"],
                         shape_fn=lambda op: [op.inputs[1].shape], is_stateful=True, needs_step=True,

@@ -148,7 +148,7 @@ TensorArrayV3 = define_op("TensorArrayV3", inputs=["size: int32"], outputs=["han
                           attrs=["dtype: type", "element_shape: shape = None", "dynamic_size: bool = false",
                                  "clear_after_read: bool = true", "identical_element_shapes: bool = false",
                                  "tensor_array_name: string = ''"],
-                          shape_fn=lambda op: [TensorShape([]), TensorShape([])], is_stateful=True)
+                          shape_fn=lambda op: [TensorShape([2]), TensorShape([])], is_stateful=True)
 TensorArrayV3.kernel()(_create_kernel)
 TensorArrayV3.not_differentiable()
 
@@ -301,7 +301,7 @@ TensorArrayCloseV3.not_differentiable()
 
 TensorArrayGradV3 = define_op("TensorArrayGradV3", inputs=["handle: resource", "flow_in: float"],
                               outputs=["grad_handle: resource", "flow_out: float"], attrs=["source: string"],
-                              shape_fn=lambda op: [TensorShape([]), TensorShape([])], is_stateful=True)
+                              shape_fn=lambda op: [TensorShape([2]), TensorShape([])], is_stateful=True)
 TensorArrayGradV3.not_differentiable()
 
 
