@@ -1,5 +1,6 @@
 """String ops: splitting (StringSplit, StringSplitV2 -> SparseTensor), Substr, StringJoin,
-AsString, StringStrip, StringLength and regex replacement (RegexReplace, StaticRegexReplace).
+AsString, StringStrip, StringLength, regex replacement (RegexReplace, StaticRegexReplace) and
+StringFormat (tensors rendered into a template, as tf.print shows them).
 
 A string tensor's value is a NumPy object array of `bytes`; the kernels loop in Python over
 the flattened elements (there is no vectorised bytes arithmetic worth the conversions). None
@@ -18,7 +19,7 @@ from tensorweave.framework.graph import name_scope
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.sparse_tensor import SparseTensor
-from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.framework.tensor_conversion import convert_to_tensor, is_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import shape_fns
 from tensorweave.ops.array_ops import shape_error
@@ -472,3 +473,125 @@ def regex_replace(input: Any, pattern: Any, rewrite: Any, replace_global: bool =
                         rewrite=as_text(rewrite), replace_global=replace_global)
     return apply_op(RegexReplace, name=name, input=input, pattern=pattern, rewrite=rewrite,
                     replace_global=replace_global)
+
+
+# ---------------------------------------------------------------------------------------------
+# StringFormat: tensors rendered into a template, in TF's numpy-like layout
+# ---------------------------------------------------------------------------------------------
+def _format_shape(op: Any) -> list[TensorShape]:
+    template, placeholder = op.get_attr("template"), op.get_attr("placeholder")
+    expected = template.count(placeholder)
+    if expected != len(op.inputs):
+        raise shape_error(op, f"num placeholders in template and num inputs must match: "
+                              f"{expected} vs. {len(op.inputs)}")
+    return [TensorShape([])]
+
+
+StringFormat = define_op("StringFormat", inputs=["inputs: T"], outputs=["output: string"],
+                         attrs=["T: list(type) >= 0", "template: string = '%s'",
+                                "placeholder: string = '%s'", "summarize: int = 3"],
+                         shape_fn=_format_shape)
+StringFormat.not_differentiable()
+
+_ESCAPES = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", ord('"'): '\\"', ord("'"): "\\'",
+            ord("\\"): "\\\\"}
+
+
+def _quoted(value: bytes) -> str:
+    """A string element as TF prints it: in double quotes, C escapes for quotes, backslash and
+    control bytes (\\ooo), bytes >= 0x80 left as they are (decoded latin-1 to survive the str)."""
+    out = []
+    for b in value:
+        if b in _ESCAPES:
+            out.append(_ESCAPES[b])
+        elif b < 0x20 or b == 0x7F:
+            out.append(f"\\{b:03o}")
+        else:
+            out.append(chr(b))
+    return '"' + "".join(out) + '"'
+
+
+def _shortest_float(v: Any, digits: tuple[int, int], as_type: Callable) -> str:
+    """printf %g with the fewer digits when that reads back to the same value, else the more
+    (float32 and float16: 6 or 9 digits; float64: 15 or 17), as TF prints floats."""
+    f = float(v)
+    if f != f:
+        return "-nan" if np.signbit(v) else "nan"
+    short = "%.*g" % (digits[0], f)
+    return short if f in (float("inf"), float("-inf")) or as_type(float(short)) == as_type(f) \
+        else "%.*g" % (digits[1], f)
+
+
+def _element_formatter(dtype: np.dtype) -> Callable[[Any], str]:
+    kind = dtype.kind
+    if kind in "OS":
+        return lambda v: _quoted(v if isinstance(v, bytes) else str(v).encode("utf-8"))
+    if kind == "b":
+        return lambda v: "1" if v else "0"
+    if kind in "iu":
+        return lambda v: str(int(v))
+    if kind == "f" and dtype.itemsize == 8:
+        return lambda v: _shortest_float(v, (15, 17), float)
+    if kind == "f":
+        return lambda v: _shortest_float(v, (6, 9), np.float32)
+    return lambda v: "?"  # complex and other types print as '?' in TF
+
+
+def format_tensor(value: Any, summarize: int) -> str:
+    """A tensor in TF's StringFormat/tf.print layout: nested brackets, rows on their own lines
+    (blank lines between higher-rank blocks), and per dimension only the first and last
+    `summarize` entries around '...' when it has more than 2 * summarize (-1: show all)."""
+    arr = np.asarray(value) if not isinstance(value, bytes) else to_object_array([value], ())
+    limit = arr.size if summarize < 0 else min(summarize, arr.size)
+    element = _element_formatter(arr.dtype)
+    if arr.ndim == 0:
+        return element(arr.item() if arr.dtype.kind != "S" else arr.tobytes()) if limit else "..."
+
+    def render(sub: np.ndarray, depth: int) -> str:
+        n = sub.shape[0]
+        sep = " " if sub.ndim == 1 else "\n" * (sub.ndim - 1) + " " * (depth + 1)
+        shown: list[Optional[int]] = list(range(n))
+        if n > 2 * limit:
+            shown = list(range(limit)) + [None] + list(range(n - limit, n))
+        parts = []
+        for k, i in enumerate(shown):
+            if k or i is None:
+                parts.append(sep)
+            if i is None:
+                parts.append("...")
+            else:
+                parts.append(render(sub[i], depth + 1) if sub.ndim > 1 else element(sub[i]))
+        return "[" + "".join(parts) + "]"
+
+    return render(arr, 0)
+
+
+@StringFormat.kernel()
+def _string_format_kernel(ctx: Any) -> Callable:
+    template, placeholder, summarize = ctx.attr("template"), ctx.attr("placeholder"), ctx.attr("summarize")
+    # an empty placeholder sits before, between and after all characters, as str.count sees it
+    parts = template.split(placeholder) if placeholder else ["", *template, ""]
+    pieces = [p.encode("utf-8") for p in parts]
+
+    def compute(*inputs: Any) -> Any:
+        out = [pieces[0]]
+        for piece, value in zip(pieces[1:], inputs):
+            out += [format_tensor(value, summarize).encode("latin-1"), piece]
+        return to_object_array([b"".join(out)], ())
+
+    return compute
+
+
+def string_format(template: str, inputs: Any, placeholder: str = "{}", summarize: int = 3,
+                  name: Optional[str] = None) -> Any:
+    """A scalar string: `template` with each `placeholder` replaced by the next tensor of
+    `inputs` (one tensor need not be in a list), showing the first and last `summarize`
+    entries of each dimension (-1: all of them)."""
+    if is_tensor(inputs):
+        inputs = [inputs]
+    expected = template.count(placeholder)
+    if expected != len(inputs):
+        raise ValueError(f"The template expects {expected} tensors, but the inputs only has {len(inputs)}. "
+                         "Please ensure the number of placeholders in template matches inputs length.")
+    return apply_op(StringFormat, name=name, inputs=list(inputs), template=template,
+                    placeholder=placeholder, summarize=summarize)
