@@ -21,7 +21,7 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import array_ops, clip_ops, data_flow_ops, math_ops
 
-__all__ = ["embedding_lookup"]
+__all__ = ["embedding_lookup", "embedding_lookup_sparse"]
 
 
 def embedding_lookup(params: Any, ids: Any, partition_strategy: str = "mod", name: Optional[str] = None,
@@ -45,6 +45,46 @@ def embedding_lookup(params: Any, ids: Any, partition_strategy: str = "mod", nam
             # the result itself carries no colocation constraint, as in the sharded case
             return array_ops.identity(rows)
         return _sharded_lookup(shards, ids, partition_strategy, max_norm, scope)
+
+
+def embedding_lookup_sparse(params: Any, sp_ids: Any, sp_weights: Any, partition_strategy: str = "mod",
+                            name: Optional[str] = None, combiner: Optional[str] = None,
+                            max_norm: Any = None) -> Tensor:
+    """Combines the embeddings of each row of the SparseTensor `sp_ids` (ids in its values,
+    rows in the first column of its indices) with `combiner`: "sum", "mean" (the default) or
+    "sqrtn", weighted by the values of `sp_weights` when given. The result has one row per row
+    index up to the largest one present; rows with no ids are zeros. Each distinct id is looked
+    up once, so the gradient with respect to `params` is an IndexedSlices over those ids."""
+    from tensorweave.ops import segment_ops
+    combiner = "mean" if combiner is None else combiner
+    if combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner!r}")
+    shards = list(params) if isinstance(params, (list, tuple)) else [params]
+    with name_scope(name, "embedding_lookup_sparse", shards + [sp_ids.indices, sp_ids.values]) as scope:
+        segment_ids = math_ops.cast(sp_ids.indices[:, 0], _dtypes.int32)
+        unique_ids, idx = segment_ops.unique(sp_ids.values)
+        rows = array_ops.gather(embedding_lookup(params, unique_ids, partition_strategy, max_norm=max_norm), idx)
+        if sp_weights is None:
+            total = segment_ops.segment_sum(rows, segment_ids, name=scope if combiner == "sum" else None)
+            if combiner == "sum":
+                return total
+            counts = segment_ops.segment_sum(array_ops.ones_like(segment_ids, dtype=rows.dtype), segment_ids)
+            counts = math_ops.maximum(counts, 1.0)  # empty rows are zeros, as TF's SparseSegment kernels give
+            divisor = counts if combiner == "mean" else math_ops.sqrt(counts)
+            return math_ops.div(total, array_ops.expand_dims(divisor, 1), name=scope)
+        weights = math_ops.cast(sp_weights.values, rows.dtype)
+        per_row = array_ops.reshape(weights, array_ops.concat(
+            [array_ops.shape(weights), array_ops.ones_like(array_ops.shape(rows)[1:])], 0))
+        total = segment_ops.segment_sum(rows * per_row, segment_ids, name=scope if combiner == "sum" else None)
+        if combiner == "sum":
+            return total
+        squared = weights if combiner == "mean" else weights * weights
+        divisor = segment_ops.segment_sum(squared, segment_ids)
+        if combiner == "sqrtn":
+            divisor = math_ops.sqrt(divisor)
+        divisor = array_ops.reshape(divisor, array_ops.concat(
+            [array_ops.shape(divisor), array_ops.ones_like(array_ops.shape(total)[1:])], 0))
+        return math_ops.div_no_nan(total, divisor, name=scope)
 
 
 def _sharded_lookup(shards: Sequence[Tensor], ids: Tensor, strategy: str, max_norm: Any, scope: str) -> Tensor:

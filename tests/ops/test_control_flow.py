@@ -222,6 +222,18 @@ def test_tensor_array_through_while_loop():
         assert sess.run(ta.stack(), {n: 5}).tolist() == [0, 1, 4, 9, 16]
 
 
+def test_stack_has_the_static_size_when_size_is_constant():
+    ta = tf.TensorArray(tf.float32, size=4)
+    _, ta = tf.while_loop(lambda i, a: i < 4, lambda i, a: (i + 1, a.write(i, tf.ones([2]) * tf.cast(i, tf.float32))),
+                          [tf.constant(0), ta])
+    assert ta.stack().shape.as_list() == [4, 2]
+    dynamic = tf.TensorArray(tf.float32, size=4, dynamic_size=True).write(0, tf.ones([2]))
+    assert dynamic.stack().shape.as_list() == [None, 2]
+    n = tf.placeholder(tf.int32, [])
+    assert tf.TensorArray(tf.float32, size=n).write(0, tf.ones([2])).stack().shape.as_list() == [None, 2]
+    assert tf.TensorArray(tf.float32, size=3).stack().shape.ndims is None  # element shape unknown
+
+
 def test_functional_ops():
     x = tf.constant([1.0, 2.0, 3.0, 4.0])
     m = tf.map_fn(lambda v: v * v, x)
@@ -240,6 +252,9 @@ def test_functional_ops():
     assert got[3] == 10.0 and got[4] == 4321.0
     np.testing.assert_array_equal(got[5], [1, 3, 6, 10])
     np.testing.assert_array_equal(got[6], [24, 24, 12, 4])
+    pairs = tf.scan(lambda a, v: (a[0] + v, a[1] * v), x, initializer=(tf.constant(0.0), tf.constant(1.0)))
+    for out in [m, sc, sc_rev, *pairs]:
+        assert out.shape.as_list() == [4]
 
 
 def test_control_dependencies_from_outside_the_loop():

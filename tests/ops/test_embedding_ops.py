@@ -273,3 +273,34 @@ def test_adagrad_updates_only_looked_up_rows(shards):
         np.testing.assert_allclose(after[row], before[row] - LR * grad / np.sqrt(accum), rtol=1e-5, atol=1e-6)
     ops = {op.type for op in tf.get_default_graph().get_operations()}
     assert {"Unique", "SparseApplyAdagrad"} <= ops and "ApplyAdagrad" not in ops
+
+
+@pytest.mark.parametrize("combiner", ["sum", "mean", "sqrtn"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_embedding_lookup_sparse_matches_numpy(combiner, weighted):
+    table = np.arange(24, dtype=np.float32).reshape(6, 4) / 10
+    indices, ids, weights = [[0, 0], [0, 1], [2, 0], [2, 2]], [3, 1, 3, 5], [0.5, 2.0, 1.0, 3.0]
+    sp_ids = tf.SparseTensor(indices, tf.constant(ids, tf.int64), [4, 3])
+    sp_weights = tf.SparseTensor(indices, weights, [4, 3]) if weighted else None
+    params = tf.Variable(table)
+    out = tf.nn.embedding_lookup_sparse(params, sp_ids, sp_weights, combiner=combiner)
+    grad = tf.gradients(tf.reduce_sum(out), params)[0]
+    w = np.array(weights if weighted else [1.0] * 4, np.float32)
+    expected = np.zeros((3, 4), np.float32)  # rows up to the last one present; row 1 is empty
+    for row in (0, 2):
+        sel = [k for k, (r, _) in enumerate(indices) if r == row]
+        total = sum(w[k] * table[ids[k]] for k in sel)
+        norm = {"sum": 1.0, "mean": w[sel].sum(), "sqrtn": np.sqrt((w[sel] ** 2).sum())}[combiner]
+        expected[row] = total / norm
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got, g = sess.run([out, grad])
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+    assert out.shape.as_list() == [None, 4]
+    assert isinstance(grad, tf.IndexedSlices) and sorted(g.indices.tolist()) == [1, 3, 5]
+
+
+def test_embedding_lookup_sparse_rejects_unknown_combiner():
+    sp_ids = tf.SparseTensor([[0, 0]], tf.constant([1], tf.int64), [1, 1])
+    with pytest.raises(ValueError, match="combiner"):
+        tf.nn.embedding_lookup_sparse(tf.zeros([3, 2]), sp_ids, None, combiner="max")

@@ -6,6 +6,7 @@ from typing import Any, Callable, Optional
 
 from tensorweave.framework import graph as _graph
 from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.ops.control_flow import nest
 from tensorweave.ops.control_flow.tensor_array import TensorArray
 from tensorweave.ops.control_flow.while_loop import while_loop
@@ -134,4 +135,8 @@ def scan(fn: Callable[[Any, Any], Any], elems: Any, initializer: Any = None, par
                              parallel_iterations=parallel_iterations, back_prop=back_prop,
                              swap_memory=swap_memory, return_same_structure=True)
         stacked = [o.stack() for o in results[1 + k:]]
+        static_n = elems_flat[0].shape[0] if elems_flat[0].shape.ndims else None
+        for r in stacked:  # n is a Shape slice here; give the outputs elems' static length as TF does
+            if static_n is not None and r.shape.ndims is not None:
+                r.set_shape(TensorShape([static_n]).concatenate(r.shape[1:]))
         return nest.pack_sequence_as(acc, stacked)

@@ -327,6 +327,7 @@ class TensorArray:
         self._infer_shape = infer_shape
         self._element_shape = [as_shape(element_shape) if element_shape is not None else unknown_shape()]
         self._dynamic_size = bool(dynamic_size)
+        self._size = size  # kept so stack() can give a static leading dimension, as TF's does
         if handle is not None:
             if flow is None:
                 raise ValueError("flow must not be None if handle is not None.")
@@ -361,6 +362,7 @@ class TensorArray:
         ta = TensorArray(self._dtype, handle=self._handle, flow=flow, infer_shape=self._infer_shape,
                          dynamic_size=self._dynamic_size)
         ta._element_shape = self._element_shape  # shared: shapes inferred by later writes apply to all
+        ta._size = self._size
         return ta
 
     def _merge_element_shape(self, shape: TensorShape) -> None:
@@ -393,7 +395,15 @@ class TensorArray:
     def stack(self, name: Optional[str] = None) -> Any:
         from tensorweave.ops.fill_ops import range as tf_range
         with _graph.name_scope(name, "TensorArrayStack", [self._handle]):
-            return self.gather(tf_range(0, self.size()), name=name)
+            value = self.gather(tf_range(0, self.size()), name=name)
+            if self._element_shape[0].ndims is not None and not self._dynamic_size and self._size is not None:
+                value.set_shape(TensorShape([self._static_size()]).concatenate(self._element_shape[0]))
+            return value
+
+    def _static_size(self) -> Optional[int]:
+        from tensorweave.framework.tensor_util import constant_value
+        size = constant_value(self._size)
+        return None if size is None else int(size)
 
     def scatter(self, indices: Any, value: Any, name: Optional[str] = None) -> "TensorArray":
         value = convert_to_tensor(value, dtype=self._dtype)
