@@ -30,44 +30,9 @@ from tensorweave.runtime import step_plan
 N = 1024
 LAYERS = 3
 
-TF_BODY = """
-import numpy as np
-N, LAYERS = %d, %d
-
+# The towers graph, built the same way by both libraries (`tf` and `np` are the caller's).
+TOWERS = """
 def towers(devices):
-    g = tf.Graph()
-    with g.as_default():
-        rng = np.random.RandomState(0)
-        x = tf.placeholder(tf.float32, [N, N])
-        outs = []
-        for k, dev in enumerate(devices):
-            with tf.device(dev):
-                h = x
-                for i in range(LAYERS):
-                    w = tf.constant(rng.rand(N, N).astype(np.float32) / N)
-                    h = tf.nn.relu(tf.matmul(h, w))
-                outs.append(tf.reduce_sum(h))
-        total = tf.add_n(outs)
-    return g, total, x
-
-def measure():
-    out = {}
-    one, two = ["/cpu:0", "/cpu:0"], ["/cpu:0", "/cpu:1"]
-    for key, n, devs, inter, intra in (("one", 1, one, 1, 1), ("two", 2, two, 2, 1),
-                                       ("one_default", 1, one, 0, 0)):
-        g, total, x = towers(devs)
-        # per-session pools: TF's are process-wide otherwise, sized by the first session
-        config = tf.ConfigProto(device_count={"CPU": n}, inter_op_parallelism_threads=inter,
-                                intra_op_parallelism_threads=intra, use_per_session_threads=True)
-        sess = tf.Session(graph=g, config=config)
-        feed = {x: np.random.RandomState(1).rand(N, N).astype(np.float32) / N}
-        out[key] = time_per_step(lambda: sess.run(total, feed), min_time=2.0, warmup=3)
-    return out
-result = measure()
-""" % (N, LAYERS)
-
-
-def towers(devices: list[str]) -> tuple[tf.Graph, tf.Tensor, tf.Tensor]:
     g = tf.Graph()
     with g.as_default():
         rng = np.random.RandomState(0)
@@ -82,6 +47,30 @@ def towers(devices: list[str]) -> tuple[tf.Graph, tf.Tensor, tf.Tensor]:
                 outs.append(tf.reduce_sum(h))
         total = tf.add_n(outs)
     return g, total, x
+"""
+
+TF_BODY = """
+import numpy as np
+N, LAYERS = %d, %d
+""" % (N, LAYERS) + TOWERS + """
+def measure():
+    out = {}
+    one, two = ["/cpu:0", "/cpu:0"], ["/cpu:0", "/cpu:1"]
+    for key, n, devs, inter, intra in (("one", 1, one, 1, 1), ("two", 2, two, 2, 1),
+                                       ("one_default", 1, one, 0, 0)):
+        g, total, x = towers(devs)
+        # per-session pools: TF's are process-wide otherwise, sized by the first session
+        config = tf.ConfigProto(device_count={"CPU": n}, inter_op_parallelism_threads=inter,
+                                intra_op_parallelism_threads=intra, use_per_session_threads=True)
+        sess = tf.Session(graph=g, config=config)
+        feed = {x: np.random.RandomState(1).rand(N, N).astype(np.float32) / N}
+        out[key] = time_per_step(lambda: sess.run(total, feed), min_time=2.0, warmup=3)
+    return out
+result = measure()
+"""
+
+
+exec(TOWERS)  # defines towers(devices) -> (graph, total, x) here too
 
 
 def time_towers(num_devices: int, devices: list[str], inter_op: int, intra_op: int) -> tuple[float, float]:

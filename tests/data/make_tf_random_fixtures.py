@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import numpy as np
+from random_programs import graph_seeded_ops  # beside this script
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import tensorflow.compat.v1 as tf  # noqa: E402
@@ -31,25 +32,7 @@ def digest(a):
 def graph_seeded(out):
     """A graph seed with and without op seeds, every dtype, two runs of each op."""
     with tf.Graph().as_default():
-        tf.set_random_seed(42)
-        ops = {
-            "uniform_f32": tf.random_uniform([7], seed=7),
-            "uniform_f64": tf.random_uniform([2, 3], dtype=tf.float64),
-            "uniform_f16": tf.random_uniform([6], dtype=tf.float16, seed=3),
-            "uniform_scaled": tf.random_uniform([5], minval=-2.0, maxval=3.0),
-            "normal_f32": tf.random_normal([7], seed=11),
-            "normal_f64": tf.random_normal([5], dtype=tf.float64, seed=11),
-            "normal_f16": tf.random_normal([6], dtype=tf.float16, seed=11),
-            "normal_scaled": tf.random_normal([3], mean=1.0, stddev=2.0),
-            "truncated_f32": tf.truncated_normal([7], seed=12),
-            "truncated_f64": tf.truncated_normal([5], dtype=tf.float64, seed=12),
-            "truncated_f16": tf.truncated_normal([6], dtype=tf.float16, seed=12),
-            "int32": tf.random_uniform([7], minval=-5, maxval=100, dtype=tf.int32, seed=13),
-            "int64": tf.random_uniform([5], minval=-2**40, maxval=2**50, dtype=tf.int64, seed=13),
-            "shuffle": tf.random_shuffle(tf.range(10), seed=21),
-            "shuffle_rows": tf.random_shuffle(tf.reshape(tf.range(12), [6, 2]), seed=22),
-            "multinomial": tf.multinomial([[0.1, 1.0, -0.5, 2.0], [1.0, 1.0, 1.0, -np.inf]], 10, seed=5),
-        }
+        ops = graph_seeded_ops(tf)
         with tf.Session() as sess:
             for run in (1, 2):
                 for name, value in sess.run(ops).items():

@@ -12,6 +12,8 @@ from tensorweave.examples import mnist
 from tensorweave.ops import philox, random_distributions, random_ops
 from tensorweave.testing.op_test import assert_static_shape_matches
 
+from tests.data.random_programs import graph_seeded_ops
+
 N = 100_000
 
 
@@ -333,25 +335,7 @@ def _assert_tf_values(name, actual, expected):
 
 def _graph_seeded_program():
     """make_tf_random_fixtures.graph_seeded, op for op (the derived seeds follow the order)."""
-    tf.set_random_seed(42)
-    return {
-        "uniform_f32": tf.random_uniform([7], seed=7),
-        "uniform_f64": tf.random_uniform([2, 3], dtype=tf.float64),
-        "uniform_f16": tf.random_uniform([6], dtype=tf.float16, seed=3),
-        "uniform_scaled": tf.random_uniform([5], minval=-2.0, maxval=3.0),
-        "normal_f32": tf.random_normal([7], seed=11),
-        "normal_f64": tf.random_normal([5], dtype=tf.float64, seed=11),
-        "normal_f16": tf.random_normal([6], dtype=tf.float16, seed=11),
-        "normal_scaled": tf.random_normal([3], mean=1.0, stddev=2.0),
-        "truncated_f32": tf.truncated_normal([7], seed=12),
-        "truncated_f64": tf.truncated_normal([5], dtype=tf.float64, seed=12),
-        "truncated_f16": tf.truncated_normal([6], dtype=tf.float16, seed=12),
-        "int32": tf.random_uniform([7], minval=-5, maxval=100, dtype=tf.int32, seed=13),
-        "int64": tf.random_uniform([5], minval=-2**40, maxval=2**50, dtype=tf.int64, seed=13),
-        "shuffle": tf.random_shuffle(tf.range(10), seed=21),
-        "shuffle_rows": tf.random_shuffle(tf.reshape(tf.range(12), [6, 2]), seed=22),
-        "multinomial": tf.multinomial([[0.1, 1.0, -0.5, 2.0], [1.0, 1.0, 1.0, -np.inf]], 10, seed=5),
-    }
+    return graph_seeded_ops(tf)
 
 
 def test_graph_seeded_ops_match_tensorflow_over_two_runs():

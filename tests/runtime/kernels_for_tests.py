@@ -49,3 +49,22 @@ def _async_never_kernel(ctx):
         if step.cancellation.register(lambda err: done(err)) is None:
             done(tf.errors.CancelledError(None, None, "cancelled"))
     return compute
+
+
+def assert_close_cancels(sess, fetch):
+    """Runs `fetch` (a step that blocks) on a thread, closes `sess`, and checks that the step
+    ended with CancelledError."""
+    caught = []
+
+    def run():
+        try:
+            sess.run(fetch)
+        except tf.errors.CancelledError as err:
+            caught.append(err)
+
+    t = threading.Thread(target=run)
+    t.start()
+    time.sleep(0.1)
+    sess.close()
+    t.join(5)
+    assert not t.is_alive() and len(caught) == 1

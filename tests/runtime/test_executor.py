@@ -12,7 +12,7 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.ops import shape_fns
 from tensorweave.ops.control_flow import primitives as cf
 
-from tests.runtime.kernels_for_tests import NAPS, TestAsyncDouble, TestAsyncNever, TestNap
+from tests.runtime.kernels_for_tests import NAPS, TestAsyncDouble, TestAsyncNever, TestNap, assert_close_cancels
 
 
 # -- dead values -----------------------------------------------------------------------------------
@@ -167,20 +167,7 @@ def test_timeout_cancels_blocked_step():
 def test_close_cancels_blocked_step():
     y = apply_op(TestAsyncNever, x=tf.constant(1.0))
     sess = tf.Session()
-    caught = []
-
-    def run():
-        try:
-            sess.run(y)
-        except tf.errors.CancelledError as err:
-            caught.append(err)
-
-    t = threading.Thread(target=run)
-    t.start()
-    time.sleep(0.1)
-    sess.close()
-    t.join(5)
-    assert not t.is_alive() and len(caught) == 1
+    assert_close_cancels(sess, y)
 
 
 def test_kernel_error_in_dataflow_path_is_raised():

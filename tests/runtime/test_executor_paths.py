@@ -18,7 +18,7 @@ from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables
 from tensorweave.runtime.executor import _RETURNED
 from tensorweave.runtime.optimistic_line import AsyncCall
 
-from tests.runtime.kernels_for_tests import NAPS, TestAsyncDouble, TestNap
+from tests.runtime.kernels_for_tests import NAPS, TestAsyncDouble, TestNap, assert_close_cancels
 
 # -- test-only ops ----------------------------------------------------------------------------------
 TestShortNap = define_op("TestShortNap", inputs=["x: float"], outputs=["y: float"],
@@ -160,20 +160,7 @@ def test_straight_line_async_step_is_cancelled_by_close():
     q = tf.FIFOQueue(1, tf.float32, shapes=[[]])
     deq = q.dequeue() + 1.0
     sess = tf.Session()
-    caught = []
-
-    def run():
-        try:
-            sess.run(deq)
-        except tf.errors.CancelledError as err:
-            caught.append(err)
-
-    t = threading.Thread(target=run)
-    t.start()
-    time.sleep(0.1)
-    sess.close()
-    t.join(5)
-    assert not t.is_alive() and len(caught) == 1
+    assert_close_cancels(sess, deq)
 
 
 # -- the threaded multi-partition path -------------------------------------------------------------------
@@ -216,20 +203,7 @@ def test_threaded_step_timeout_and_close(threaded_path):
     sess = tf.Session(config=tf.ConfigProto(device_count={"CPU": 2}))
     with pytest.raises(tf.errors.DeadlineExceededError):
         sess.run(total, options=tf.RunOptions(timeout_in_ms=200))
-    caught = []
-
-    def run():
-        try:
-            sess.run(total)
-        except tf.errors.CancelledError as err:
-            caught.append(err)
-
-    t = threading.Thread(target=run)
-    t.start()
-    time.sleep(0.1)
-    sess.close()
-    t.join(5)
-    assert not t.is_alive() and len(caught) == 1
+    assert_close_cancels(sess, total)
 
 
 def test_trace_of_a_loop_on_the_threaded_path(threaded_path):
