@@ -298,7 +298,7 @@ def _backprop_op(op: Operation, out_grads: list[Any], grads: dict, array_ops: An
         if len(in_grads) != len(op.inputs):
             raise ValueError(f"Num gradients {len(in_grads)} generated for op {op.name} ({op.type}) do "
                              f"not match num inputs {len(op.inputs)}")
-        broadcasts = op.op_def.registrations.get("broadcasts", False)
+        broadcasts = op.op_def.registration.broadcasts
         for t, g in zip(op.inputs, in_grads):
             if g is None or not (t.dtype.base_dtype.is_floating or t.dtype.base_dtype.is_complex):
                 continue  # integer and boolean tensors carry no gradient

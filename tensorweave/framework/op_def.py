@@ -26,9 +26,13 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from typing import Any, Callable, Optional, Sequence
+import sys
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 from tensorweave.framework import dtypes as _dtypes
+from tensorweave.framework.kernel_contract import (ConstantValueFn, ControlFlowKind, KernelBuilder, KernelCall,
+                                                   PartialShapeFn)
 from tensorweave.framework.tensor_shape import TensorShape, as_shape
 
 _NO_DEFAULT = object()
@@ -80,7 +84,7 @@ class AttrDef:
 class KernelDef:
     """A kernel builder registered for a set of device types (None: every array device)."""
 
-    build: Callable[["KernelContext"], Callable[..., Any]]
+    build: KernelBuilder
     device_types: Optional[tuple[str, ...]] = None
     dtypes: Optional[tuple[_dtypes.DType, ...]] = None
 
@@ -94,16 +98,35 @@ class NotDifferentiable:
 
 NOT_DIFFERENTIABLE = NotDifferentiable()
 
+GradientFn = Callable[..., Any]
+"""`fn(op, *output_grads) -> list of input gradients (None where an input gets none)`."""
+
+
+@dataclasses.dataclass(eq=False)
+class OpRegistration:
+    """What an op family attaches to a declaration after `define_op`: kernels, gradient and
+    graph-construction-time rules. Filled while the family's modules are imported, read-only
+    after; kept apart from `OpDef` so the signature itself stays frozen."""
+
+    kernels: list[KernelDef] = dataclasses.field(default_factory=list)
+    gradient: Union[GradientFn, NotDifferentiable, None] = None
+    # The output's value when it can be computed at graph construction (tf.get_static_value).
+    constant_value: Optional[ConstantValueFn] = None
+    # What is known of a shape-valued output (Shape, Pack of dims, ...) when not all of it is.
+    partial_shape_value: Optional[PartialShapeFn] = None
+    # The gradient has the broadcast shape; tf.gradients sums it down to each input's shape.
+    broadcasts: bool = False
+
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class OpDef:
     """The one definition of an op type. Frozen: the signature never changes after
-    `define_op`; kernels and the gradient are filled into the mutable registration slots."""
+    `define_op`; kernels, the gradient and the folding rules go into `registration`."""
 
     name: str
     inputs: tuple[ArgDef, ...]
     outputs: tuple[ArgDef, ...]
-    attrs: dict[str, AttrDef]
+    attrs: Mapping[str, AttrDef]
     shape_fn: Optional[Callable[[Any], Sequence[Any]]]
     is_stateful: bool = False
     is_async: bool = False
@@ -114,28 +137,39 @@ class OpDef:
     # Its outputs are persistent arrays (Const values, variable buffers): fetch copies them.
     persistent_output: bool = False
     # Runs inside the executor loop itself (Switch/Merge/Enter/... and Send/Recv plumbing).
-    control_flow: Optional[str] = None
-    kernels: list = dataclasses.field(default_factory=list)
-    registrations: dict = dataclasses.field(default_factory=dict)
+    control_flow: Optional[ControlFlowKind] = None
+    defined_at: str = "?"  # file:line of the define_op call, for duplicate-definition errors
+    registration: OpRegistration = dataclasses.field(default_factory=OpRegistration)
+
+    @property
+    def kernel_call(self) -> KernelCall:
+        """How the executor calls this op's compute function."""
+        if self.is_async:
+            return KernelCall.ASYNC
+        return KernelCall.STEP if self.needs_step else KernelCall.PLAIN
 
     # -- registration ---------------------------------------------------------------------------
     def kernel(self, device_types: Optional[Sequence[str]] = None,
-               dtypes: Optional[Sequence[Any]] = None) -> Callable:
+               dtypes: Optional[Sequence[Any]] = None) -> Callable[[KernelBuilder], KernelBuilder]:
         """Decorator registering a kernel builder for `device_types` (default: any device whose
         array namespace the builder can use) and optionally only for some `T` dtypes."""
 
-        def register(build: Callable) -> Callable:
-            self.kernels.append(KernelDef(
+        def register(build: KernelBuilder) -> KernelBuilder:
+            self.registration.kernels.append(KernelDef(
                 build, None if device_types is None else tuple(device_types),
                 None if dtypes is None else tuple(_dtypes.as_dtype(d) for d in dtypes)))
             return build
 
         return register
 
+    @property
+    def kernels(self) -> tuple[KernelDef, ...]:
+        return tuple(self.registration.kernels)
+
     def find_kernel(self, device_type: str, dtype: Optional[_dtypes.DType] = None) -> Optional[KernelDef]:
         """The most specific kernel for a device type: device-specific ones beat generic ones."""
         generic = None
-        for kdef in self.kernels:
+        for kdef in self.registration.kernels:
             if kdef.dtypes is not None and dtype is not None and dtype.base_dtype not in kdef.dtypes:
                 continue
             if kdef.device_types is None:
@@ -144,51 +178,57 @@ class OpDef:
                 return kdef
         return generic
 
-    def gradient(self, fn: Callable) -> Callable:
-        """Decorator registering the gradient function `fn(op, *output_grads) -> input grads`."""
-        self.registrations["gradient"] = fn
-        return fn
+    def gradient(self, fn: Optional[GradientFn] = None, *, dense_grad: bool = False,
+                 broadcasts: bool = False) -> Any:
+        """Registers the gradient function `fn(op, *output_grads) -> input grads`.
+
+        Used bare (`@Op.gradient`) or with options (`@Op.gradient(dense_grad=True)`):
+        `dense_grad` hands `fn` its output gradients as dense tensors (an IndexedSlices is
+        scattered into its dense shape first), for formulas that multiply them by tensors;
+        `broadcasts` says the gradient has the broadcast shape of the inputs, and
+        tf.gradients sums it down to each input's shape."""
+
+        def register(grad_fn: GradientFn) -> GradientFn:
+            registered = _densifying(grad_fn) if dense_grad else grad_fn
+            self.registration.gradient = registered
+            if broadcasts:
+                self.registration.broadcasts = True
+            return registered
+
+        return register if fn is None else register(fn)
 
     def not_differentiable(self) -> None:
-        self.registrations["gradient"] = NOT_DIFFERENTIABLE
+        self.registration.gradient = NOT_DIFFERENTIABLE
 
     @property
-    def gradient_fn(self) -> Any:
-        return self.registrations.get("gradient")
+    def gradient_fn(self) -> Union[GradientFn, NotDifferentiable, None]:
+        return self.registration.gradient
+
+    def constant_value(self, fn: ConstantValueFn) -> ConstantValueFn:
+        """Decorator registering how to fold this op's output at graph-construction time."""
+        self.registration.constant_value = fn
+        return fn
+
+    def partial_shape_value(self, fn: PartialShapeFn) -> PartialShapeFn:
+        """Decorator registering what is known of this op's shape-valued output."""
+        self.registration.partial_shape_value = fn
+        return fn
 
     def __repr__(self) -> str:
         return f"<OpDef {self.name}>"
 
 
-class KernelContext:
-    """What a kernel builder may look at: the node's attrs and dtypes, the device, and its
-    array namespace. Built once per (session, node)."""
+def _densifying(fn: GradientFn) -> GradientFn:
+    """`fn` with its output gradients converted to dense tensors first."""
 
-    __slots__ = ("op", "attrs", "device", "xp", "input_dtypes", "output_dtypes", "session_state")
+    def grad_fn(op: Any, *grads: Any) -> Any:
+        # late: tensor_conversion imports graph, which imports this module
+        from tensorweave.framework.tensor_conversion import convert_to_tensor
+        return fn(op, *(g if g is None else convert_to_tensor(g) for g in grads))
 
-    def __init__(self, op: Any, device: Any, session_state: Any = None) -> None:
-        self.op = op
-        self.attrs = op.node_attrs
-        self.device = device
-        self.xp = device.xp
-        self.input_dtypes = [t.dtype for t in op.inputs]
-        self.output_dtypes = [t.dtype for t in op.outputs]
-        self.session_state = session_state
-
-    def attr(self, name: str) -> Any:
-        return self.attrs[name]
-
-    @property
-    def node_name(self) -> str:
-        return self.op.name
-
-    @property
-    def resource_mgr(self) -> Any:
-        """Where this node's resource lives: with an explicit shared_name, the process-wide
-        manager of its device (shared by every local session); else the session's own."""
-        if self.attrs.get("shared_name"):
-            return self.device.shared_resource_manager
-        return self.device.resource_manager
+    grad_fn.__name__ = grad_fn.__qualname__ = fn.__name__
+    grad_fn.__doc__ = fn.__doc__
+    return grad_fn
 
 
 # ---------------------------------------------------------------------------------------------
@@ -212,13 +252,22 @@ def define_op(name: str, inputs: Sequence[str] = (), outputs: Sequence[str] = ()
               attrs: Sequence[str] = (), shape_fn: Optional[Callable] = None, **flags: Any) -> OpDef:
     """Declares op `name` once; a second declaration of the same name is an error."""
     if name in _REGISTRY:
-        raise ValueError(f"Op {name} is already registered.")
+        first = _REGISTRY[name].defined_at
+        raise ValueError(f"Op {name} is already registered (first defined at {first}).")
     attr_defs = {a.name: a for a in (_parse_attr(s) for s in attrs)}
+    if isinstance(flags.get("control_flow"), str):
+        flags["control_flow"] = ControlFlowKind(flags["control_flow"])
     op_def = OpDef(name=name, inputs=tuple(_parse_arg(s, attr_defs) for s in inputs),
                    outputs=tuple(_parse_arg(s, attr_defs) for s in outputs),
-                   attrs=attr_defs, shape_fn=shape_fn, **flags)
+                   attrs=MappingProxyType(attr_defs), shape_fn=shape_fn,
+                   defined_at=_caller_site(), **flags)
     _REGISTRY[name] = op_def
     return op_def
+
+
+def _caller_site() -> str:
+    frame = sys._getframe(2)  # define_op's caller
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 def constant_value(tensor: Any, partial: bool = False) -> Optional[np.ndarray]:
     if not isinstance(tensor, Tensor):
         return np.asarray(tensor)
-    rule = tensor.op.op_def.registrations.get("constant_value")
+    rule = tensor.op.op_def.registration.constant_value
     if rule is None:
         return None
     try:
@@ -28,7 +28,7 @@ def constant_value_as_shape(tensor: Tensor) -> TensorShape:
     value = constant_value(tensor)
     if value is not None:
         return TensorShape([None if d < 0 else int(d) for d in value.reshape(-1)])
-    rule = tensor.op.op_def.registrations.get("partial_shape_value")
+    rule = tensor.op.op_def.registration.partial_shape_value
     if rule is not None:
         return rule(tensor)
     length = tensor.shape[0].value if tensor.shape.ndims == 1 else None

@@ -137,7 +137,7 @@ def _forward_constant(t: Tensor) -> Any:
     return tensor_util.constant_value(t.op.inputs[0])
 
 
-Identity.registrations["constant_value"] = _forward_constant
+Identity.registration.constant_value = _forward_constant
 
 
 def identity(input: Any, name: Optional[str] = None) -> Any:  # noqa: A002
@@ -148,7 +148,7 @@ def identity(input: Any, name: Optional[str] = None) -> Any:  # noqa: A002
 StopGradient = define_op("StopGradient", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
                          shape_fn=shape_fns.unchanged, forwards_input=True)
 StopGradient.kernel()(_identity_kernel)
-StopGradient.registrations["constant_value"] = _forward_constant
+StopGradient.registration.constant_value = _forward_constant
 StopGradient.not_differentiable()
 
 
@@ -215,10 +215,10 @@ def _rank_constant(t: Tensor) -> Optional[np.ndarray]:
 
 
 for _op in (Shape, ShapeN):
-    _op.registrations["constant_value"] = _shape_constant
-    _op.registrations["partial_shape_value"] = lambda t: t.op.inputs[t.value_index].shape
-Size.registrations["constant_value"] = _size_constant
-Rank.registrations["constant_value"] = _rank_constant
+    _op.registration.constant_value = _shape_constant
+    _op.registration.partial_shape_value = lambda t: t.op.inputs[t.value_index].shape
+Size.registration.constant_value = _size_constant
+Rank.registration.constant_value = _rank_constant
 for _op in (Shape, ShapeN, Size, Rank):
     _op.not_differentiable()
 
@@ -334,7 +334,7 @@ def _reshape_constant(t: Tensor) -> Optional[np.ndarray]:
     return None if value is None or dims is None else np.reshape(value, dims)
 
 
-Reshape.registrations["constant_value"] = _reshape_constant
+Reshape.registration.constant_value = _reshape_constant
 
 
 @Reshape.gradient
@@ -483,7 +483,7 @@ def _invert_permutation_constant(t: Tensor) -> Optional[np.ndarray]:
         return None
 
 
-InvertPermutation.registrations["constant_value"] = _invert_permutation_constant
+InvertPermutation.registration.constant_value = _invert_permutation_constant
 InvertPermutation.not_differentiable()
 
 
@@ -729,7 +729,7 @@ def broadcast_to(input: Any, shape: Any, name: Optional[str] = None) -> Any:  # 
 
 
 # The output gradient has the broadcast shape; tf.gradients sums it down to the input's.
-BroadcastTo.registrations["broadcasts"] = True
+BroadcastTo.registration.broadcasts = True
 
 
 @BroadcastTo.gradient

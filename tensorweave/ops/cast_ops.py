@@ -65,7 +65,7 @@ def _cast_constant_value(t: Tensor) -> Optional[np.ndarray]:
         return np.array(_cast_fn(t.op.get_attr("SrcT"), t.op.get_attr("DstT"), np)(np.asarray(value)))
 
 
-Cast.registrations["constant_value"] = _cast_constant_value
+Cast.registration.constant_value = _cast_constant_value
 
 
 def cast(x: Any, dtype: Any, name: Optional[str] = None) -> Any:

@@ -120,8 +120,8 @@ def _concat_partial_shape(t: Tensor) -> TensorShape:
     return result
 
 
-ConcatV2.registrations["constant_value"] = _concat_constant
-ConcatV2.registrations["partial_shape_value"] = _concat_partial_shape
+ConcatV2.registration.constant_value = _concat_constant
+ConcatV2.registration.partial_shape_value = _concat_partial_shape
 
 
 def concat(values: Any, axis: Any, name: str = "concat") -> Any:
@@ -388,8 +388,8 @@ def _pack_partial_shape(t: Tensor) -> TensorShape:
     return TensorShape([scalar_dim_value(v) for v in t.op.inputs])
 
 
-Pack.registrations["constant_value"] = _pack_constant
-Pack.registrations["partial_shape_value"] = _pack_partial_shape
+Pack.registration.constant_value = _pack_constant
+Pack.registration.partial_shape_value = _pack_partial_shape
 
 
 def _unpack_shape(op: Any) -> list[TensorShape]:
@@ -435,7 +435,7 @@ def _unpack_constant(t: Tensor) -> Optional[np.ndarray]:
     return np.take(value, t.value_index, axis=t.op.get_attr("axis"))
 
 
-Unpack.registrations["constant_value"] = _unpack_constant
+Unpack.registration.constant_value = _unpack_constant
 
 
 def stack(values: Any, axis: int = 0, name: str = "stack") -> Any:

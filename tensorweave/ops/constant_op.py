@@ -25,7 +25,7 @@ def _const_kernel(ctx: Any) -> Any:
 
 
 Const.not_differentiable()
-Const.registrations["constant_value"] = lambda t: t.op.get_attr("value")
+Const.registration.constant_value = lambda t: t.op.get_attr("value")
 
 
 def _make_const(array: np.ndarray, name: Optional[str] = "Const") -> Any:

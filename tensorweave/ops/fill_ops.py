@@ -80,7 +80,7 @@ def _fill_constant(t: Tensor) -> Optional[np.ndarray]:
     return np.full(dims, value, dtype=t.dtype.as_numpy_dtype)
 
 
-Fill.registrations["constant_value"] = _fill_constant
+Fill.registration.constant_value = _fill_constant
 
 
 def fill(dims: Any, value: Any, name: Optional[str] = None) -> Any:
@@ -246,7 +246,7 @@ def _range_constant(t: Tensor) -> Optional[np.ndarray]:
     return np.arange(n, dtype=np_t) * d + s
 
 
-Range.registrations["constant_value"] = _range_constant
+Range.registration.constant_value = _range_constant
 Range.not_differentiable()
 _RANGE_DTYPES = (_dtypes.int32, _dtypes.int64, _dtypes.float32, _dtypes.float64)
 

@@ -642,7 +642,7 @@ def _matmul_grad(op: Any, grad: Any) -> list[Any]:
 
 # Batch dimensions broadcast: each input's gradient is computed at the broadcast batch shape
 # (with the input's own matrix dims) and tf.gradients sums it down to the input's shape.
-BatchMatMulV2.registrations["broadcasts"] = True
+BatchMatMulV2.registration.broadcasts = True
 
 
 @BatchMatMulV2.gradient

@@ -7,7 +7,7 @@ SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad, ReciprocalGrad(y, dy), defined here 
 gradients (one kernel per backward step instead of two or three element-wise ops: an LSTM cell's
 backward pass has five of them per time step). Binary ops
 that broadcast return gradients of the broadcast shape and say so with
-`registrations["broadcasts"]`; tf.gradients sums them down to each input's shape. For complex
+`registration.broadcasts`; tf.gradients sums them down to each input's shape. For complex
 inputs the derivative is conjugated, as in TF. Imported at the end of math_ops.py (the
 reductions' gradients are at the end of reduction_ops.py).
 """
@@ -65,7 +65,7 @@ def _register(op_def: Any, broadcasts: bool = False) -> Callable:
     """`@op_def.gradient`, with the output gradient made dense first (a gradient function
     multiplies it by tensors) and the broadcasting flag set."""
     if broadcasts:
-        op_def.registrations["broadcasts"] = True
+        op_def.registration.broadcasts = True
 
     def decorate(fn: Callable) -> Callable:
         def grad_fn(op: Any, grad: Any) -> Any:

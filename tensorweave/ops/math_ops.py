@@ -114,7 +114,7 @@ def _unary(name: str, types: str, ufunc: Optional[str], public: str, doc: str,
     if ufunc is not None:
         _kernel(op)(lambda ctx: _ufunc_unary(ctx, getattr(ctx.xp, ufunc)))
         if fold:
-            op.registrations["constant_value"] = _fold(getattr(np, ufunc))
+            op.registration.constant_value = _fold(getattr(np, ufunc))
 
     def wrapper(x: Any, name: Optional[str] = None) -> Any:
         return apply_op(op, name=name, x=x)
@@ -251,7 +251,7 @@ def _ufunc_kernel(op: Any, ufunc: str, fold: bool = False) -> None:
     _kernel(op)(lambda ctx: _split_large(ctx, getattr(ctx.xp, ufunc),
                                          _guard_broadcast(ctx, getattr(ctx.xp, ufunc))))
     if fold:
-        op.registrations["constant_value"] = _fold(getattr(np, ufunc))
+        op.registration.constant_value = _fold(getattr(np, ufunc))
 
 
 _NUMBERS = f"{_F}, {_SI}, {_UI}, {_C}"
@@ -309,8 +309,8 @@ for _op, _ufunc, _folds in ((Add, "add", True), (AddV2, "add", True), (Sub, "sub
 # RealDiv has no integer kernels in TF either: tf.truediv casts integers to floats first.
 _kernel(RealDiv, dtypes=_dtypes.FLOATS + _dtypes.COMPLEX)(
     lambda ctx: _split_large(ctx, ctx.xp.true_divide, _guard_broadcast(ctx, ctx.xp.true_divide)))
-FloorDiv.registrations["constant_value"] = _fold(np.floor_divide)
-FloorMod.registrations["constant_value"] = _fold(np.remainder)
+FloorDiv.registration.constant_value = _fold(np.floor_divide)
+FloorMod.registration.constant_value = _fold(np.remainder)
 
 
 def _trunc_div_int(xp: Any) -> Callable:

@@ -306,8 +306,8 @@ def _strided_slice_partial_shape(t: Tensor) -> TensorShape:
     return TensorShape(partial.dims[sl])
 
 
-StridedSlice.registrations["constant_value"] = _strided_slice_constant
-StridedSlice.registrations["partial_shape_value"] = _strided_slice_partial_shape
+StridedSlice.registration.constant_value = _strided_slice_constant
+StridedSlice.registration.partial_shape_value = _strided_slice_partial_shape
 
 
 def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_mask: int = 0,

@@ -8,7 +8,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from tensorweave.framework import errors
 from tensorweave.framework.graph import Operation
-from tensorweave.framework.op_def import KernelContext
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.runtime.colocation import ref_argument_flags
 from tensorweave.runtime.cost_model import static_flops
 from tensorweave.runtime.partition import Endpoint, PNode
