@@ -26,6 +26,8 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import shape_fns
 from tensorweave.ops.constant_op import constant
+from tensorweave.ops._util import (canonical_axis, const_int, const_ints, fmt_shape, host_ints, index_input, invalid,
+                                   shape_error)
 
 __all__ = ["identity", "stop_gradient", "shape", "shape_n", "size", "rank", "reshape", "transpose",
            "invert_permutation", "expand_dims", "squeeze", "tile", "broadcast_to", "unique",
@@ -35,67 +37,6 @@ __all__ = ["identity", "stop_gradient", "shape", "shape_n", "size", "rank", "res
            "fill", "zeros", "ones", "zeros_like", "ones_like", "range", "linspace", "lin_space",
            "one_hot", "sequence_mask", "pad", "meshgrid",
            "slice", "strided_slice", "newaxis", "gather", "boolean_mask", "reverse", "reverse_v2"]
-
-
-# ---------------------------------------------------------------------------------------------
-# Helpers shared by the array-op modules
-# ---------------------------------------------------------------------------------------------
-def fmt_shape(shape: TensorShape) -> str:
-    """A static shape as TF prints it in error messages: [2,?] or ? for unknown rank."""
-    if shape.ndims is None:
-        return "?"
-    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
-
-
-def shape_error(op: Any, message: str) -> ValueError:
-    """ValueError raised by a shape function, worded like TF's graph-construction errors."""
-    shapes = ", ".join(fmt_shape(t.shape) for t in op.inputs)
-    return ValueError(f"{message} for '{op.name}' (op: '{op.type}') with input shapes: {shapes}.")
-
-
-def invalid(message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, message)
-
-
-def const_ints(tensor: Tensor) -> Optional[list[int]]:
-    """The value of an integer tensor known at graph-construction time, flattened, else None."""
-    value = tensor_util.constant_value(tensor)
-    if value is None:
-        return None
-    return [int(v) for v in np.reshape(value, -1)]
-
-
-def const_int(tensor: Tensor) -> Optional[int]:
-    values = const_ints(tensor)
-    return values[0] if values is not None and len(values) == 1 else None
-
-
-def host_ints(value: Any) -> list[int]:
-    """A small integer array (shape, axis, perm ...) as a Python list.
-
-    Kernels read such inputs on every call rather than folding graph-time constants into the
-    kernel, because any tensor (a Const included) may be fed a different value."""
-    if type(value) is np.ndarray and value.ndim == 1:
-        return value.tolist()
-    return np.asarray(value).reshape(-1).tolist()
-
-
-def index_input(value: Any, name: Optional[str] = None) -> Any:
-    """Converts an index-like argument (shape, axis, perm, multiples) preferring int32, as TF
-    does through the op's default `Tidx`/`Tshape` attr: `[]` is an empty int32 vector."""
-    if is_tensor_like(value):
-        return value
-    if isinstance(value, (list, tuple)) and not value:
-        value = np.zeros([0], np.int32)
-    return convert_to_tensor(value, name=name, preferred_dtype=_dtypes.int32)
-
-
-def canonical_axis(axis: int, rank: int, op: Any = None, what: str = "axis") -> int:
-    """`axis` in [-rank, rank) made non-negative; ValueError (shape fns) otherwise."""
-    if not -rank <= axis < rank:
-        message = f"{what} {axis} is out of range [{-rank}, {rank})"
-        raise shape_error(op, message) if op is not None else ValueError(message)
-    return axis + rank if axis < 0 else axis
 
 
 def _prod(values: Sequence[int]) -> int:

@@ -17,18 +17,11 @@ import numpy as np
 from tensorweave.framework import errors
 from tensorweave.framework.tensor_shape import Dimension, TensorShape
 from tensorweave.ops.array_ops import shape_error
+from tensorweave.ops._util import invalid, unimplemented
 
 __all__ = ["WindowAttrs", "window_attrs", "node_window_attrs", "window_output", "Geometry", "static_window_output",
            "spatial_dims", "to_data_format", "invalid", "unimplemented", "get_sequence", "convert_padding",
            "static_output_shape"]
-
-
-def invalid(message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, message)
-
-
-def unimplemented(message: str) -> errors.UnimplementedError:
-    return errors.UnimplementedError(None, None, message)
 
 
 @dataclasses.dataclass(frozen=True)

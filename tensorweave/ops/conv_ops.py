@@ -28,6 +28,7 @@ from tensorweave.ops.conv_geometry import (Geometry, WindowAttrs, convert_paddin
                                            to_data_format, unimplemented)
 from tensorweave.ops.conv_kernels import ConvEngine
 from tensorweave.ops.intra_op import ChunkRunner
+from tensorweave.ops._util import format_dims
 
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv2d_transpose",
            "atrous_conv2d", "conv1d", "convolution"]
@@ -134,10 +135,6 @@ def kernel_attrs(ctx: Any, names: Sequence[str] = _WINDOW_NAMES) -> WindowAttrs:
         raise invalid("Current implementation does not yet support dilations in the batch and depth "
                       "dimensions.")
     return attrs
-
-
-def format_dims(dims: Sequence[int]) -> str:
-    return "[" + ",".join(str(int(d)) for d in dims) + "]"
 
 
 def compute_dtype(dtype: Any) -> np.dtype:

@@ -21,12 +21,9 @@ from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import array_ops
 from tensorweave.ops import segment_ops as _segment_ops  # noqa: F401  (IndexedSlices -> Tensor)
 from tensorweave.ops.array_ops import fmt_shape, shape_error
+from tensorweave.ops._util import invalid
 
 __all__ = ["dynamic_partition", "dynamic_stitch"]  # parallel_dynamic_stitch: not in TF1's namespace
-
-
-def _invalid(message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, message)
 
 
 def _dims(shape: Sequence[int]) -> str:
@@ -64,7 +61,7 @@ def _dynamic_partition_kernel(ctx: Any) -> Callable:
     def compute(data: Any, partitions: Any) -> Any:
         k = partitions.ndim
         if data.shape[:k] != partitions.shape:
-            raise _invalid(f"data.shape must start with partitions.shape, got data.shape = "
+            raise invalid(f"data.shape must start with partitions.shape, got data.shape = "
                            f"{_dims(data.shape)}, partitions.shape = {_dims(partitions.shape)}")
         flat_p = partitions.reshape(-1)
         flat_d = data.reshape((-1,) + data.shape[k:])
@@ -73,7 +70,7 @@ def _dynamic_partition_kernel(ctx: Any) -> Callable:
             if bad.any():
                 i = int(np.argmax(bad))
                 where = ",".join(str(int(j)) for j in np.unravel_index(i, partitions.shape)) if k else ""
-                raise _invalid(f"partitions{'[' + where + ']' if k else ''} = {int(flat_p[i])} is not "
+                raise invalid(f"partitions{'[' + where + ']' if k else ''} = {int(flat_p[i])} is not "
                                f"in [0, {n})")
         if n <= _FEW_PARTITIONS:
             return [flat_d[flat_p == i] for i in range(n)]
@@ -164,7 +161,7 @@ def _stitch_kernel(ctx: Any) -> Callable:
         largest = -1
         for i, (idx, d) in enumerate(zip(indices, data)):
             if d.shape[:idx.ndim] != idx.shape:
-                raise _invalid(f"data[{i}].shape = {_dims(d.shape)} does not start with indices[{i}].shape "
+                raise invalid(f"data[{i}].shape = {_dims(d.shape)} does not start with indices[{i}].shape "
                                f"= {_dims(idx.shape)}")
             if idx.size:
                 largest = max(largest, int(idx.max()))
@@ -172,13 +169,13 @@ def _stitch_kernel(ctx: Any) -> Callable:
         out = np.full((largest + 1,) + element, fill, dtype=np_t)
         for i, (idx, d) in enumerate(zip(indices, data)):
             if d.shape[idx.ndim:] != element:
-                raise _invalid(f"Need data[{i}].shape[{idx.ndim}:] = data[0].shape[{indices[0].ndim}:], got "
+                raise invalid(f"Need data[{i}].shape[{idx.ndim}:] = data[0].shape[{indices[0].ndim}:], got "
                                f"data[{i}].shape = {_dims(d.shape)}, data[0].shape = {_dims(data[0].shape)}")
             if not idx.size:
                 continue
             flat = idx.reshape(-1)
             if flat.min() < 0:
-                raise _invalid(f"indices[{int(np.argmax(flat < 0))}] is out of range")
+                raise invalid(f"indices[{int(np.argmax(flat < 0))}] is out of range")
             out[flat] = d.reshape((-1,) + element)  # NumPy assigns in order: later writes win
         return out
 

@@ -19,6 +19,7 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from tensorweave.ops.intra_op import ChunkRunner, MatMulSplitter, may_reorient, oriented_dot
+from tensorweave.ops._util import fmt_shape, format_dims, invalid, shape_error, with_rank, with_rank_at_least
 
 __all__ = ["matmul", "matrix_inverse", "matrix_determinant", "matrix_transpose", "diag", "diag_part",
            "trace", "cholesky", "matrix_solve", "matrix_diag", "matrix_diag_part"]
@@ -26,38 +27,6 @@ __all__ = ["matmul", "matrix_inverse", "matrix_determinant", "matrix_transpose",
 _MATMUL_TYPES = "{float16, float32, float64, int32, int64, complex64, complex128}"
 _LINALG_TYPES = "{float64, float32, float16, complex64, complex128}"
 _DIAG_TYPES = "{float16, float32, float64, int32, int64, complex64, complex128}"
-
-
-# -- shape-function helpers (TF1 error format) -------------------------------------------------------
-def format_shape(shape: TensorShape) -> str:
-    """A static shape as TF's shape inference prints it: [2,?,3], or ? for unknown rank."""
-    if shape.ndims is None:
-        return "?"
-    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
-
-
-def format_dims(dims: Sequence[int]) -> str:
-    """A runtime shape as TF's TensorShape::DebugString prints it: [2,3]."""
-    return "[" + ",".join(str(d) for d in dims) + "]"
-
-
-def shape_error(op: Any, message: str) -> ValueError:
-    inputs = ", ".join(format_shape(t.shape) for t in op.inputs)
-    return ValueError(f"{message} for '{op.name}' (op: '{op.type}') with input shapes: {inputs}.")
-
-
-def with_rank(op: Any, shape: TensorShape, rank: int) -> TensorShape:
-    if shape.ndims is None:
-        return unknown_shape(rank)
-    if shape.ndims != rank:
-        raise shape_error(op, f"Shape must be rank {rank} but is rank {shape.ndims}")
-    return shape
-
-
-def with_rank_at_least(op: Any, shape: TensorShape, rank: int) -> TensorShape:
-    if shape.ndims is not None and shape.ndims < rank:
-        raise shape_error(op, f"Shape must be at least rank {rank} but is rank {shape.ndims}")
-    return shape
 
 
 def merge_dims(op: Any, a: Dimension, b: Dimension) -> Dimension:
@@ -91,10 +60,6 @@ def _square_matrices_shape(op: Any) -> TensorShape:
         return shape
     n = merge_dims(op, shape[-2], shape[-1])
     return shape[:-2].concatenate([n, n])
-
-
-def _invalid(message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, message)
 
 
 # -- MatMul / BatchMatMulV2 -------------------------------------------------------------------------
@@ -137,11 +102,11 @@ def _matmul_kernel(ctx: Any) -> Callable[..., Any]:
 
     def compute(a: Any, b: Any) -> Any:
         if a.ndim != 2:
-            raise _invalid(f"In[0] is not a matrix. Instead it has shape {format_dims(a.shape)}")
+            raise invalid(f"In[0] is not a matrix. Instead it has shape {format_dims(a.shape)}")
         if b.ndim != 2:
-            raise _invalid(f"In[1] is not a matrix. Instead it has shape {format_dims(b.shape)}")
+            raise invalid(f"In[1] is not a matrix. Instead it has shape {format_dims(b.shape)}")
         if a.shape[inner_a] != b.shape[inner_b]:
-            raise _invalid(f"Matrix size-incompatible: In[0]: {format_dims(a.shape)}, "
+            raise invalid(f"Matrix size-incompatible: In[0]: {format_dims(a.shape)}, "
                            f"In[1]: {format_dims(b.shape)}")
         return fast(a, b)
 
@@ -221,11 +186,11 @@ def _adjoint_fn(xp: Any, adjoint: bool, is_complex: bool) -> Optional[Callable[[
 def _batch_matmul_error(x: Any, y: Any, adj_x: bool, adj_y: bool) -> errors.InvalidArgumentError:
     for i, v in enumerate((x, y)):
         if v.ndim < 2:
-            return _invalid(f"In[{i}] ndims must be >= 2: {v.ndim}")
+            return invalid(f"In[{i}] ndims must be >= 2: {v.ndim}")
     if x.shape[-2 if adj_x else -1] != y.shape[-1 if adj_y else -2]:
-        return _invalid(f"Matrix size-incompatible: In[0]: {format_dims(x.shape)}, "
+        return invalid(f"Matrix size-incompatible: In[0]: {format_dims(x.shape)}, "
                         f"In[1]: {format_dims(y.shape)}")
-    return _invalid(f"In[0] and In[1] must have compatible batch dimensions: "
+    return invalid(f"In[0] and In[1] must have compatible batch dimensions: "
                     f"{format_dims(x.shape)} vs. {format_dims(y.shape)}")
 
 
@@ -306,9 +271,9 @@ def _work_dtype(ctx: Any) -> tuple[Any, Any]:
 
 def _check_square(x: Any, index: int = 0) -> None:
     if x.ndim < 2:
-        raise _invalid(f"Input tensor {index} must have rank >= 2, got {x.ndim}")
+        raise invalid(f"Input tensor {index} must have rank >= 2, got {x.ndim}")
     if x.shape[-1] != x.shape[-2]:
-        raise _invalid("Input matrix must be square.")
+        raise invalid("Input matrix must be square.")
 
 
 MatrixInverse = define_op("MatrixInverse", inputs=["input: T"], outputs=["output: T"],
@@ -328,7 +293,7 @@ def _matrix_inverse_kernel(ctx: Any) -> Callable[..., Any]:
         try:
             result = inv(x.astype(work, copy=False))
         except np.linalg.LinAlgError:
-            raise _invalid("Input is not invertible.") from None
+            raise invalid("Input is not invertible.") from None
         # inv(adjoint(x)) == adjoint(inv(x)).
         if adjoint is not None:
             result = xp.ascontiguousarray(adjoint(result))
@@ -386,7 +351,7 @@ def _cholesky_kernel(ctx: Any) -> Callable[..., Any]:
         try:  # like TF, only the lower triangle of the input is read
             return chol(x.astype(work, copy=False)).astype(out, copy=False)
         except np.linalg.LinAlgError:
-            raise _invalid("Cholesky decomposition was not successful. "
+            raise invalid("Cholesky decomposition was not successful. "
                            "The input might not be valid.") from None
 
     return compute
@@ -407,7 +372,7 @@ def _matrix_solve_shape(op: Any) -> list[TensorShape]:
         for i, (x, y) in enumerate(zip(batch_l.as_list(), batch_r.as_list())):
             if x is not None and y is not None and x != y:
                 raise shape_error(op, f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
-                                      f"Shapes are {format_shape(batch_l)} and {format_shape(batch_r)}.")
+                                      f"Shapes are {fmt_shape(batch_l)} and {fmt_shape(batch_r)}.")
     batch = batch_l.merge_with(batch_r)
     m = merge_dims(op, lhs[-2], lhs[-1])
     m = merge_dims(op, m, rhs[-2])
@@ -422,13 +387,13 @@ MatrixSolve = define_op("MatrixSolve", inputs=["matrix: T", "rhs: T"], outputs=[
 def _check_solve_inputs(matrix: Any, rhs: Any) -> None:
     for i, v in enumerate((matrix, rhs)):
         if v.ndim < 2:
-            raise _invalid(f"Input tensor {i} must have rank >= 2, got {v.ndim}")
+            raise invalid(f"Input tensor {i} must have rank >= 2, got {v.ndim}")
     if matrix.shape[:-2] != rhs.shape[:-2]:
-        raise _invalid("All input tensors must have the same outer dimensions.")
+        raise invalid("All input tensors must have the same outer dimensions.")
     if matrix.shape[-1] != matrix.shape[-2]:
-        raise _invalid("First input (lhs) must be a square matrix.")
+        raise invalid("First input (lhs) must be a square matrix.")
     if matrix.shape[-2] != rhs.shape[-2]:
-        raise _invalid("Input matrix and rhs are incompatible.")
+        raise invalid("Input matrix and rhs are incompatible.")
 
 
 @MatrixSolve.kernel()
@@ -443,7 +408,7 @@ def _matrix_solve_kernel(ctx: Any) -> Callable[..., Any]:
         try:
             result = solve(a if adjoint is None else adjoint(a), rhs.astype(work, copy=False))
         except np.linalg.LinAlgError:
-            raise _invalid("Input matrix is not invertible.") from None
+            raise invalid("Input matrix is not invertible.") from None
         return result.astype(out, copy=False)
 
     return compute
@@ -470,7 +435,7 @@ def _diag_kernel(ctx: Any) -> Callable[..., Any]:
 
     def compute(x: Any) -> Any:
         if x.ndim < 1:
-            raise _invalid(f"Input must be at least rank 1, got {x.ndim}")
+            raise invalid(f"Input must be at least rank 1, got {x.ndim}")
         n = x.size
         out = zeros((n, n), dtype=x.dtype)
         out.reshape(-1)[::n + 1] = x.reshape(-1)  # the flat stride of the diagonal is n + 1
@@ -504,12 +469,12 @@ def _diag_part_kernel(ctx: Any) -> Callable[..., Any]:
     def compute(x: Any) -> Any:
         rank = x.ndim
         if rank % 2 or rank == 0:
-            raise _invalid(f"The rank of the tensor should be even and positive, got shape "
+            raise invalid(f"The rank of the tensor should be even and positive, got shape "
                            f"{format_dims(x.shape)}")
         half = rank // 2
         for i in range(half):
             if x.shape[i] != x.shape[i + half]:
-                raise _invalid(f"Invalid shape {format_dims(x.shape)}: dimensions {i} and {i + half} "
+                raise invalid(f"Invalid shape {format_dims(x.shape)}: dimensions {i} and {i + half} "
                                f"do not match.")
         n = int(np.prod(x.shape[:half]))
         return x.reshape(n, n).diagonal().reshape(x.shape[:half]).copy()
@@ -541,7 +506,7 @@ def _matrix_diag_kernel(ctx: Any) -> Callable[..., Any]:
 
     def compute(x: Any) -> Any:
         if x.ndim < 1:
-            raise _invalid(f"diagonal must be at least 1-dim, received shape: {format_dims(x.shape)}")
+            raise invalid(f"diagonal must be at least 1-dim, received shape: {format_dims(x.shape)}")
         n = x.shape[-1]
         out = xp.full(x.shape[:-1] + (n * n,), fill, dtype=np_dtype)
         out[..., ::n + 1] = x
@@ -577,7 +542,7 @@ def _matrix_diag_part_kernel(ctx: Any) -> Callable[..., Any]:
 
     def compute(x: Any) -> Any:
         if x.ndim < 2:
-            raise _invalid(f"input must be at least 2-dim, received shape: {format_dims(x.shape)}")
+            raise invalid(f"input must be at least 2-dim, received shape: {format_dims(x.shape)}")
         return diagonal(x, axis1=-2, axis2=-1).copy()  # diagonal() is a read-only view
 
     return compute

@@ -26,23 +26,9 @@ from tensorweave.ops import array_ops, shape_fns
 from tensorweave.ops import math_ops as m
 from tensorweave.ops.constant_op import constant
 from tensorweave.ops.reduction_ops import register_kernel as _kernel
+from tensorweave.ops._util import dense
 
 _FLOAT_OR_COMPLEX = frozenset(_dtypes.FLOATS + _dtypes.COMPLEX)
-
-
-# ---------------------------------------------------------------------------------------------
-# Helpers
-# ---------------------------------------------------------------------------------------------
-def dense(grad: Any) -> Any:
-    """A dense tensor for `grad` (an IndexedSlices is scattered into its dense shape, as TF's
-    IndexedSlices -> Tensor conversion does)."""
-    if not isinstance(grad, IndexedSlices):
-        return grad
-    if grad.dense_shape is None:
-        raise ValueError(f"Cannot densify IndexedSlices {grad.name} without a dense_shape")
-    rows = array_ops.gather(grad.dense_shape, 0)
-    summed = m.unsorted_segment_sum(grad.values, grad.indices, rows)
-    return array_ops.reshape(summed, grad.dense_shape)
 
 
 def conj(x: Any) -> Any:

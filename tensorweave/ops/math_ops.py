@@ -28,7 +28,8 @@ from tensorweave.ops.cast_ops import Cast, cast, to_double, to_float, to_int32, 
 from tensorweave.ops.elementwise_kernels import forwarding_unary, split_binary
 from tensorweave.ops.reduction_ops import *  # noqa: F401,F403  (TF's math_ops has them too)
 from tensorweave.ops.reduction_ops import __all__ as _reduction_all
-from tensorweave.ops.reduction_ops import _dims, _invalid, broadcast_gradient_args  # noqa: F401
+from tensorweave.ops._util import invalid
+from tensorweave.ops.reduction_ops import _dims, broadcast_gradient_args  # noqa: F401
 from tensorweave.ops.reduction_ops import register_kernel as _kernel
 
 __all__ = [
@@ -65,7 +66,7 @@ def _guard_broadcast(ctx: Any, fn: Callable) -> Callable:
             try:
                 broadcast_shapes(x.shape, y.shape)
             except ValueError:
-                raise _invalid(f"Incompatible shapes: {_dims(x.shape)} vs. {_dims(y.shape)}") from None
+                raise invalid(f"Incompatible shapes: {_dims(x.shape)} vs. {_dims(y.shape)}") from None
             raise
 
     return compute
@@ -77,7 +78,7 @@ def _nonzero_divisor(xp: Any, fn: Callable) -> Callable:
 
     def compute(x: Any, y: Any) -> Any:
         if count_nonzero(y) != y.size:
-            raise _invalid("Integer division by zero")
+            raise invalid("Integer division by zero")
         return fn(x, y)
 
     return compute
@@ -243,7 +244,7 @@ def _binary_op(name: str, types: str, out: str = "T", attrs: tuple = ()) -> Any:
 
 def _split_large(ctx: Any, ufunc: Callable, plain: Callable) -> Callable:
     """`plain`, with large outputs computed in blocks over the device's threads."""
-    return split_binary(ctx, ufunc, plain, lambda xs, ys: _invalid(
+    return split_binary(ctx, ufunc, plain, lambda xs, ys: invalid(
         f"Incompatible shapes: {_dims(xs)} vs. {_dims(ys)}"))
 
 
@@ -356,7 +357,7 @@ def _pow_kernel(ctx: Any) -> Callable:
 
     def compute(x: Any, y: Any) -> Any:
         if (y < 0).any():
-            raise _invalid("Integers to negative integer powers are not allowed")
+            raise invalid("Integers to negative integer powers are not allowed")
         return power(x, y)
 
     return _guard_broadcast(ctx, compute)
@@ -558,15 +559,15 @@ def _select_kernel(ctx: Any) -> Callable:
 
     def compute(cond: Any, x: Any, y: Any) -> Any:
         if x.shape != y.shape:
-            raise _invalid(f"'then' and 'else' must have the same size.  but received: "
+            raise invalid(f"'then' and 'else' must have the same size.  but received: "
                            f"{_dims(x.shape)} vs. {_dims(y.shape)}")
         if cond.shape == x.shape or cond.ndim == 0:
             return where(cond, x, y)
         if cond.ndim != 1 or x.ndim == 0:
-            raise _invalid(f"'cond' must be a scalar, vector or the same shape as 'then', but "
+            raise invalid(f"'cond' must be a scalar, vector or the same shape as 'then', but "
                            f"received: {_dims(cond.shape)} vs. {_dims(x.shape)}")
         if cond.shape[0] != x.shape[0]:
-            raise _invalid(f"Number of batches of 'then' must match size of 'cond', but saw: "
+            raise invalid(f"Number of batches of 'then' must match size of 'cond', but saw: "
                            f"{x.shape[0]} vs. {cond.shape[0]}")
         return where(cond.reshape(cond.shape + (1,) * (x.ndim - 1)), x, y)
 
@@ -581,7 +582,7 @@ def _select_v2_kernel(ctx: Any) -> Callable:
         try:
             return where(cond, x, y)
         except ValueError:
-            raise _invalid(f"condition {_dims(cond.shape)}, then {_dims(x.shape)}, and else "
+            raise invalid(f"condition {_dims(cond.shape)}, then {_dims(x.shape)}, and else "
                            f"{_dims(y.shape)} must be broadcastable") from None
 
     return compute
@@ -665,7 +666,7 @@ def _clip_by_value_kernel(ctx: Any) -> Callable:
     def compute(t: Any, lo: Any, hi: Any) -> Any:
         for bound in (lo, hi):
             if bound.ndim != 0 and bound.shape != t.shape:
-                raise _invalid("clip_value_min and clip_value_max must be either scalars or have "
+                raise invalid("clip_value_min and clip_value_max must be either scalars or have "
                                f"the same shape as the input: {_dims(bound.shape)} vs. "
                                f"{_dims(t.shape)}")
         return maximum_(minimum_(t, hi), lo)

@@ -29,13 +29,10 @@ from tensorweave.ops.constant_op import constant
 from tensorweave.ops.nn_grad import register
 from tensorweave.ops.nn_xent import _is_zero
 from tensorweave.ops.reduction_ops import register_kernel as _kernel
+from tensorweave.ops._util import invalid
 
 __all__ = ["fused_batch_norm", "batch_normalization", "moments", "l2_normalize",
            "local_response_normalization", "lrn"]
-
-
-def _invalid(message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, message)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -126,11 +123,11 @@ class _Layout:
 
     def check(self, x: Any, *vectors: Any) -> None:
         if x.ndim != 4:
-            raise _invalid(f"input must be 4-dimensional{list(x.shape)}")
+            raise invalid(f"input must be 4-dimensional{list(x.shape)}")
         channels = x.shape[self.channel]
         for v in vectors:
             if v.ndim != 1 or v.shape[0] != channels:
-                raise _invalid(f"scale, offset, mean and variance must be 1-D vectors of the channel "
+                raise invalid(f"scale, offset, mean and variance must be 1-D vectors of the channel "
                                f"dimension {channels}, got shape {list(v.shape)}")
 
 
@@ -340,7 +337,7 @@ def _lrn_params(ctx: Any) -> tuple[int, float, float, float]:
 def _check_rank4(*arrays: Any) -> None:
     for a in arrays:
         if a.ndim != 4:
-            raise _invalid(f"input must be 4-dimensional, got shape {list(a.shape)}")
+            raise invalid(f"input must be 4-dimensional, got shape {list(a.shape)}")
 
 
 @_kernel(LRN)
@@ -364,7 +361,7 @@ def _lrn_grad_kernel(ctx: Any) -> Callable:
     def compute(dy: Any, x: Any, y: Any) -> Any:
         _check_rank4(dy, x, y)
         if not dy.shape == x.shape == y.shape:
-            raise _invalid(f"input_grads, input_image and output_image must have the same shape, got "
+            raise invalid(f"input_grads, input_image and output_image must have the same shape, got "
                            f"{list(dy.shape)}, {list(x.shape)} and {list(y.shape)}")
         norm = _window_sum(x * x, radius) * alpha + bias
         # y_i = x_i N_i^-beta, N_i = bias + alpha sum_window(x^2), so

@@ -34,6 +34,7 @@ from tensorweave.ops.elementwise_kernels import forwarding_unary, may_forward, s
 from tensorweave.ops.intra_op import ElementwiseSplitter
 from tensorweave.ops.math_ops import sigmoid, tanh  # noqa: F401  (tf.nn.sigmoid, tf.nn.tanh)
 from tensorweave.ops.reduction_ops import register_kernel as _kernel
+from tensorweave.ops._util import invalid
 
 __all__ = ["relu", "relu6", "elu", "selu", "softplus", "softsign", "leaky_relu", "sigmoid", "tanh",
            "softmax", "log_softmax", "bias_add", "xw_plus_b", "relu_layer", "l2_loss", "top_k", "in_top_k",
@@ -43,10 +44,6 @@ _FLOATS = "float16, float32, float64"
 _REALS = "realnumbertype"
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
-
-
-def _invalid(message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, message)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -243,7 +240,7 @@ LogSoftmax = define_op("LogSoftmax", inputs=["logits: T"], outputs=["logsoftmax:
 def _trivial_logits(x: Any) -> bool:
     """True for empty logits (the result is empty too); InvalidArgumentError for scalars."""
     if x.ndim == 0:
-        raise _invalid("logits must have >= 1 dimension, got []")
+        raise invalid("logits must have >= 1 dimension, got []")
     return x.size == 0
 
 
@@ -349,12 +346,12 @@ BiasAdd = define_op("BiasAdd", inputs=["value: T", "bias: T"], outputs=["output:
 
 def _bias_add_check(x: Any, b: Any, data_format: str) -> None:
     if x.ndim < _min_rank(data_format):
-        raise _invalid(f"Input tensor must be at least {_min_rank(data_format)}D: {list(x.shape)}")
+        raise invalid(f"Input tensor must be at least {_min_rank(data_format)}D: {list(x.shape)}")
     if b.ndim != 1:
-        raise _invalid(f"Biases must be 1D: {list(b.shape)}")
+        raise invalid(f"Biases must be 1D: {list(b.shape)}")
     channels = x.shape[_channel_axis(data_format, x.ndim)]
     if b.shape[0] != channels:
-        raise _invalid(f"Must provide as many biases as the channel dimension of the input tensor: "
+        raise invalid(f"Must provide as many biases as the channel dimension of the input tensor: "
                        f"{list(b.shape)} vs. {list(x.shape)}")
 
 
@@ -363,7 +360,7 @@ def _bias_add_kernel(ctx: Any) -> Callable:
     add, data_format = ctx.xp.add, ctx.attr("data_format")
     static_ok = all(t.shape.is_fully_defined() for t in ctx.op.inputs)  # shape fn checked them
     if data_format == "NHWC":
-        large = split_binary(ctx, add, add, lambda xs, ys: _invalid(f"Incompatible shapes: {xs} vs. {ys}"))
+        large = split_binary(ctx, add, add, lambda xs, ys: invalid(f"Incompatible shapes: {xs} vs. {ys}"))
         if static_ok:
             return large
 
@@ -406,7 +403,7 @@ def _bias_add_grad_kernel(ctx: Any) -> Callable:
 
     def compute(g: Any) -> Any:
         if g.ndim < _min_rank(data_format):
-            raise _invalid(f"Input tensor must be at least {_min_rank(data_format)}D: {list(g.shape)}")
+            raise invalid(f"Input tensor must be at least {_min_rank(data_format)}D: {list(g.shape)}")
         axis = _channel_axis(data_format, g.ndim)
         if blas and g.size:
             rows = g.size // g.shape[-1]
@@ -510,12 +507,12 @@ def _top_k_kernel(ctx: Any) -> Callable:
     def compute(x: Any, k: Any) -> tuple[Any, Any]:
         k = int(k)
         if k < 0:
-            raise _invalid(f"Need k >= 0, got {k}")
+            raise invalid(f"Need k >= 0, got {k}")
         if x.ndim < 1:
-            raise _invalid(f"input must be >= 1-D, got shape {list(x.shape)}")
+            raise invalid(f"input must be >= 1-D, got shape {list(x.shape)}")
         n = x.shape[-1]
         if n < k:
-            raise _invalid(f"input must have at least k columns. Had {n}, needed {k}")
+            raise invalid(f"input must have at least k columns. Had {n}, needed {k}")
         # Descending with ties to the lower index (TF's order): a stable ascending sort of
         # the reversed row, read backwards.
         order = xp.argsort(x[..., ::-1], axis=-1, kind="stable")[..., ::-1][..., :k]
@@ -569,9 +566,9 @@ def _in_top_k(xp: Any, predictions: Any, targets: Any, k: int) -> Any:
     otherwise True when fewer than k classes score strictly higher than the target (ties
     count in the target's favour)."""
     if predictions.ndim != 2:
-        raise _invalid(f"predictions must be 2-dimensional, got {list(predictions.shape)}")
+        raise invalid(f"predictions must be 2-dimensional, got {list(predictions.shape)}")
     if targets.ndim != 1 or targets.shape[0] != predictions.shape[0]:
-        raise _invalid(f"First dimension of predictions {predictions.shape[0]} must match length of "
+        raise invalid(f"First dimension of predictions {predictions.shape[0]} must match length of "
                        f"targets {targets.shape[0] if targets.ndim else targets.shape}")
     batch, classes = predictions.shape
     valid = (targets >= 0) & (targets < classes)
@@ -594,7 +591,7 @@ def _in_top_k_v2_kernel(ctx: Any) -> Callable:
 
     def compute(predictions: Any, targets: Any, k: Any) -> Any:
         if np.ndim(k) != 0:
-            raise _invalid(f"k must be 0-D, got shape {list(np.shape(k))}")
+            raise invalid(f"k must be 0-D, got shape {list(np.shape(k))}")
         return _in_top_k(xp, predictions, targets, int(k))
 
     return compute

@@ -27,16 +27,13 @@ from tensorweave.ops.intra_op import ChunkRunner, split_bounds
 from tensorweave.ops.nn_grad import register
 from tensorweave.ops.nn_ops import log_softmax, relu, softmax
 from tensorweave.ops.reduction_ops import register_kernel as _kernel
+from tensorweave.ops._util import invalid
 
 __all__ = ["softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2",
            "sparse_softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
            "weighted_cross_entropy_with_logits"]
 
 _FLOATS = "T: {float16, float32, float64}"
-
-
-def _invalid(message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, message)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -149,7 +146,7 @@ def _xent_kernel(ctx: Any) -> Callable:
 
     def compute(logits: Any, labels: Any) -> tuple[Any, Any]:
         if not checked and (logits.ndim != 2 or logits.shape != labels.shape):
-            raise _invalid(f"logits and labels must be the same size: logits_size={list(logits.shape)} "
+            raise invalid(f"logits and labels must be the same size: logits_size={list(logits.shape)} "
                            f"labels_size={list(labels.shape)}")
         if logits.shape[1] == 0:
             return xp.zeros(logits.shape[0], logits.dtype), xp.zeros_like(logits)
@@ -171,7 +168,7 @@ def _xent_kernel(ctx: Any) -> Callable:
 
 def _bad_label(labels: Any, classes: int) -> None:
     first = int(labels[(labels < 0) | (labels >= classes)][0])
-    raise _invalid(f"Received a label value of {first} which is outside the valid range of [0, {classes}).  "
+    raise invalid(f"Received a label value of {first} which is outside the valid range of [0, {classes}).  "
                    f"Label values: " + " ".join(str(v) for v in labels.tolist()))
 
 
@@ -182,7 +179,7 @@ def _sparse_xent_kernel(ctx: Any) -> Callable:
 
     def compute(logits: Any, labels: Any) -> tuple[Any, Any]:
         if logits.ndim != 2 or labels.ndim != 1 or labels.shape[0] != logits.shape[0]:
-            raise _invalid(f"logits and labels must have the same first dimension, got logits shape "
+            raise invalid(f"logits and labels must have the same first dimension, got logits shape "
                            f"{list(logits.shape)} and labels shape {list(labels.shape)}")
         batch, classes = logits.shape
         if batch and (labels.min() < 0 or labels.max() >= classes):

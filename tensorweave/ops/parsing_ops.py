@@ -22,12 +22,9 @@ from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.ops import shape_fns
 from tensorweave.ops.array_ops import shape_error
 from tensorweave.ops.string_ops import to_object_array
+from tensorweave.ops._util import invalid
 
 __all__ = ["string_to_number", "decode_csv", "decode_raw"]
-
-
-def _invalid(message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, message)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -107,7 +104,7 @@ def _string_to_number_kernel(ctx: Any) -> Callable:
         values = [parse(s) for s in flat]
         if None in values:
             bad = flat[values.index(None)]
-            raise _invalid(f"StringToNumberOp could not correctly convert string: "
+            raise invalid(f"StringToNumberOp could not correctly convert string: "
                            f"{bad.decode('utf-8', 'backslashreplace')}")
         return numbers_to_array(values, out_type).reshape(strings.shape)
 
@@ -149,10 +146,10 @@ def _decode_raw_kernel(ctx: Any) -> Callable:
         length = len(flat[0]) if flat else 0
         for i, s in enumerate(flat):
             if len(s) != length:
-                raise _invalid(f"DecodeRaw requires input strings to all be the same size, but "
+                raise invalid(f"DecodeRaw requires input strings to all be the same size, but "
                                f"element {i} has size {length} != {len(s)}")
         if length % size:
-            raise _invalid(f"Input to DecodeRaw has length {length} that is not a multiple of "
+            raise invalid(f"Input to DecodeRaw has length {length} that is not a multiple of "
                            f"{size}, the size of {out_type.name}")
         raw = np.frombuffer(b"".join(flat), dtype=np.uint8 if out_type.is_bool else wire)
         out = (raw != 0) if out_type.is_bool else raw.astype(native)  # native order, writable
@@ -244,7 +241,7 @@ class _CsvSplitter:
             stop = len(record) if stop < 0 else stop
             body = record[pos:stop]
             if (self.use_quote and b'"' in body) or b"\n" in body or b"\r" in body:
-                raise _invalid("Unquoted fields cannot have quotes/CRLFs inside")
+                raise invalid("Unquoted fields cannot have quotes/CRLFs inside")
             return body, stop + 1
         out = bytearray()
         pos += 1
@@ -257,9 +254,9 @@ class _CsvSplitter:
                 out += b'"'
                 pos += 2
             else:
-                raise _invalid("Quote inside a string has to be escaped by another quote")
+                raise invalid("Quote inside a string has to be escaped by another quote")
         if not (pos <= last and record[pos:pos + 1] == b'"'):
-            raise _invalid("Quoted field has to end with quote followed by delim or end")
+            raise invalid("Quoted field has to end with quote followed by delim or end")
         return bytes(out), pos + 2
 
 
@@ -277,13 +274,13 @@ class _CsvColumn:
     def value(self, field: bytes, default: Any, record: int) -> Any:
         if not field or field == self.na_value:
             if default is None:
-                raise _invalid(f"Field {self.column} is required but missing in record {record}!")
+                raise invalid(f"Field {self.column} is required but missing in record {record}!")
             return default
         if self.parse is None:
             return field
         value = self.parse(field)
         if value is None:
-            raise _invalid(f"Field {self.column} in record {record} is not a valid {self.word}: "
+            raise invalid(f"Field {self.column} in record {record} is not a valid {self.word}: "
                            f"{field.decode('utf-8', 'backslashreplace')}")
         return value
 
@@ -296,7 +293,7 @@ class _CsvColumn:
 def _default_of(default: Any, column: int) -> Any:
     """A column's default as a Python value, or None when the column is required."""
     if default.size > 1:
-        raise _invalid(f"There should only be 1 default per field but field {column} has {default.size}")
+        raise invalid(f"There should only be 1 default per field but field {column} has {default.size}")
     return default.item(0) if default.size else None
 
 
@@ -315,7 +312,7 @@ def _decode_csv_kernel(ctx: Any) -> Callable:
         rows = [split(r) for r in records.ravel().tolist()] if records.ndim else [split(records.item())]
         for r, fields in enumerate(rows):
             if len(fields) != n:
-                raise _invalid(f"Expect {n} fields but have {len(fields)} in record {r}")
+                raise invalid(f"Expect {n} fields but have {len(fields)} in record {r}")
         shape = records.shape
         outputs = []
         for i, (column, default) in enumerate(zip(columns, defaults)):

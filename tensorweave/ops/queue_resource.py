@@ -28,15 +28,12 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from tensorweave.framework import errors
+from tensorweave.ops._util import invalid
 
 # What serving an attempt achieved (TF's RunResult).
 COMPLETE, PROGRESS, NO_PROGRESS = 0, 1, 2
 
 Shape = Optional[tuple]  # a component shape: a tuple of ints (None for an unknown dim) or None
-
-
-def _invalid(message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, message)
 
 
 def format_shape(shape: Sequence[Any]) -> str:
@@ -132,11 +129,11 @@ class QueueResource(abc.ABC):
     # -- validation of incoming values (called by the enqueue kernels) ---------------------------
     def check_types(self, dtypes: Sequence[Any]) -> None:
         if len(dtypes) != len(self.dtypes):
-            raise _invalid(f"Wrong number of components in tuple. Expected {len(self.dtypes)}, got "
+            raise invalid(f"Wrong number of components in tuple. Expected {len(self.dtypes)}, got "
                            f"{len(dtypes)}")
         for i, (want, got) in enumerate(zip(self.dtypes, dtypes)):
             if np.dtype(got) != want:
-                raise _invalid(f"Type mismatch in tuple component {i}. Expected {_type_name(want)}, "
+                raise invalid(f"Type mismatch in tuple component {i}. Expected {_type_name(want)}, "
                                f"got {_type_name(got)}")
 
     def make_element(self, values: Sequence[Any]) -> tuple:
@@ -146,7 +143,7 @@ class QueueResource(abc.ABC):
             array = value[None].copy() if type(value) is np.ndarray else \
                 np.array(value, dtype=self.dtypes[i])[None]
             if not self.shape_matches(self.shapes[i], array.shape[1:]):
-                raise _invalid(f"Shape mismatch in tuple component {i}. Expected "
+                raise invalid(f"Shape mismatch in tuple component {i}. Expected "
                                f"{format_shape(self.shapes[i])}, got {format_shape(array.shape[1:])}")
             batch.append(array)
         return tuple(batch)
@@ -156,15 +153,15 @@ class QueueResource(abc.ABC):
         arrays = [np.array(v, dtype=self.dtypes[i]) for i, v in enumerate(values)]
         for i, array in enumerate(arrays):
             if array.ndim == 0:
-                raise _invalid(f"Input tensor for tuple component {i} of an EnqueueMany must have a "
+                raise invalid(f"Input tensor for tuple component {i} of an EnqueueMany must have a "
                                f"batch dimension (rank at least 1), got shape []")
         n = arrays[0].shape[0]
         for i, array in enumerate(arrays):
             if array.shape[0] != n:
-                raise _invalid("All input tensors must have the same size in the 0th dimension. "
+                raise invalid("All input tensors must have the same size in the 0th dimension. "
                                f"Component {i} has {array.shape[0]}, and should have {n}")
             if not self.shape_matches(self.shapes[i], array.shape[1:]):
-                raise _invalid(f"Shape mismatch in tuple component {i}. Expected "
+                raise invalid(f"Shape mismatch in tuple component {i}. Expected "
                                f"{format_shape((n,) + self.shapes[i])}, got {format_shape(array.shape)}")
         return tuple(arrays)
 
@@ -460,7 +457,7 @@ class RandomShuffleQueueResource(ElementQueueResource):
                  **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if min_after_dequeue >= self.capacity:
-            raise _invalid(f"min_after_dequeue {min_after_dequeue} must be < capacity {self.capacity}")
+            raise invalid(f"min_after_dequeue {min_after_dequeue} must be < capacity {self.capacity}")
         self.min_after_dequeue = min_after_dequeue
         self._rng = rng or random.Random()
         self._elements: list[tuple] = []

@@ -31,15 +31,12 @@ from tensorweave.ops import random_distributions as _dist
 from tensorweave.ops.intra_op import available_cores
 from tensorweave.ops.linalg_ops import format_dims, with_rank
 from tensorweave.ops.philox import PhiloxGenerator, philox_words
+from tensorweave.ops._util import invalid
 
 __all__ = ["random_uniform", "random_normal", "truncated_normal", "multinomial", "random_shuffle"]
 
 _SEED_ATTRS = ["seed: int = 0", "seed2: int = 0"]
 _FLOAT_TYPES = "{float16, float32, float64}"
-
-
-def _invalid(message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, message)
 
 
 def _make_generator(ctx: Any) -> np.random.Generator:
@@ -67,11 +64,11 @@ def _shape_from_input(op: Any, index: int = 0) -> TensorShape:
 def _check_shape_value(value: Any) -> tuple[int, ...]:
     value = np.asarray(value)
     if value.ndim != 1:
-        raise _invalid(f"shape must be a vector of {{int32,int64}}, got shape {format_dims(value.shape)}")
+        raise invalid(f"shape must be a vector of {{int32,int64}}, got shape {format_dims(value.shape)}")
     dims = tuple(int(d) for d in value)
     for d in dims:
         if d < 0:
-            raise _invalid(f"Dimension {d} must be >= 0")
+            raise invalid(f"Dimension {d} must be >= 0")
     return dims
 
 
@@ -144,14 +141,14 @@ def _random_uniform_int_kernel(ctx: Any) -> Callable[..., Any]:
     def compute(shape: Any, minval: Any, maxval: Any) -> Any:
         for name, v in (("minval", minval), ("maxval", maxval)):
             if np.ndim(v) != 0:
-                raise _invalid(f"{name} must be 0-D, got shape {format_dims(np.shape(v))}")
+                raise invalid(f"{name} must be 0-D, got shape {format_dims(np.shape(v))}")
         dims = read_shape(shape)
         size = math.prod(dims)
         if size == 0:  # TF returns before checking minval < maxval, and draws nothing
             return asarray(np.zeros(dims, dtype=np_dtype))
         lo, hi = int(minval), int(maxval)
         if lo >= hi:
-            raise _invalid(f"Need minval < maxval, got {lo} >= {hi}")
+            raise invalid(f"Need minval < maxval, got {lo} >= {hi}")
         counter = gen.reserve_outputs(size)
         return asarray(_dist.uniform_int(gen.key, counter, size, np_dtype, lo, hi).reshape(dims))
 
@@ -174,14 +171,14 @@ Multinomial = define_op(
 
 def _check_multinomial_inputs(logits: Any, num_samples: Any) -> int:
     if logits.ndim != 2:
-        raise _invalid(f"logits should be a matrix, got shape {format_dims(logits.shape)}")
+        raise invalid(f"logits should be a matrix, got shape {format_dims(logits.shape)}")
     if np.ndim(num_samples) != 0:
-        raise _invalid(f"num_samples should be a scalar, got shape {format_dims(np.shape(num_samples))}")
+        raise invalid(f"num_samples should be a scalar, got shape {format_dims(np.shape(num_samples))}")
     n = int(num_samples)
     if n < 0:
-        raise _invalid(f"num_samples should be non-negative, got {n}")
+        raise invalid(f"num_samples should be non-negative, got {n}")
     if logits.shape[1] == 0:
-        raise _invalid("num_classes should be positive, got 0")
+        raise invalid("num_classes should be positive, got 0")
     return n
 
 

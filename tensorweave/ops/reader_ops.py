@@ -23,6 +23,7 @@ from tensorweave.lib.tf_record import TFRecordOptions
 from tensorweave.ops import queue_resource as qr
 from tensorweave.ops import reader_resource as rr
 from tensorweave.ops import shape_fns
+from tensorweave.ops._util import invalid
 
 __all__ = ["ReaderBase", "TextLineReader", "FixedLengthRecordReader", "WholeFileReader",
            "TFRecordReader", "IdentityReader"]
@@ -45,17 +46,13 @@ IdentityReaderV2 = define_op("IdentityReaderV2", outputs=["reader_handle: resour
                              attrs=_RESOURCE_ATTRS, shape_fn=shape_fns.scalar, is_stateful=True)
 
 
-def _invalid(message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, message)
-
-
 def _reader_kernel(kind: type, make: Callable[[Any, str], rr.ReaderResource]) -> Callable[[Any], Any]:
     """Builder of a reader op's kernel: the handle of its (possibly shared) reader."""
 
     def build(ctx: Any) -> Callable[[], Any]:
         def verify(existing: Any) -> None:
             if type(existing) is not kind:
-                raise _invalid(f"Shared reader '{getattr(existing, 'name', '?')}' is a "
+                raise invalid(f"Shared reader '{getattr(existing, 'name', '?')}' is a "
                                f"{getattr(existing, 'kind', type(existing).__name__)}, not a {kind.kind}")
 
         return qr.resource_handle_kernel(ctx, lambda name: make(ctx, name), verify, use_node_name=True)
@@ -66,25 +63,25 @@ def _reader_kernel(kind: type, make: Callable[[Any, str], rr.ReaderResource]) ->
 def _fixed_length(ctx: Any, name: str) -> rr.ReaderResource:
     sizes = {k: ctx.attr(k) for k in ("record_bytes", "header_bytes", "footer_bytes", "hop_bytes")}
     if sizes["record_bytes"] <= 0 or min(sizes.values()) < 0:
-        raise _invalid(f"FixedLengthRecordReader needs record_bytes > 0 and non-negative header, footer "
+        raise invalid(f"FixedLengthRecordReader needs record_bytes > 0 and non-negative header, footer "
                        f"and hop bytes, got {sizes}")
     encoding = ctx.attr("encoding")
     if encoding not in ("", "ZLIB", "GZIP"):
-        raise _invalid(f"FixedLengthRecordReader encoding must be '', 'ZLIB' or 'GZIP', got {encoding!r}")
+        raise invalid(f"FixedLengthRecordReader encoding must be '', 'ZLIB' or 'GZIP', got {encoding!r}")
     return rr.FixedLengthRecordReaderResource(name, encoding=encoding, **sizes)
 
 
 def _text_line(ctx: Any, name: str) -> rr.ReaderResource:
     skip = ctx.attr("skip_header_lines")
     if skip < 0:
-        raise _invalid(f"skip_header_lines must be >= 0 not {skip}")
+        raise invalid(f"skip_header_lines must be >= 0 not {skip}")
     return rr.TextLineReaderResource(name, skip)
 
 
 def _tf_record(ctx: Any, name: str) -> rr.ReaderResource:
     compression = ctx.attr("compression_type")
     if compression not in ("", "ZLIB", "GZIP"):
-        raise _invalid(f"TFRecordReader compression_type must be '', 'ZLIB' or 'GZIP', got {compression!r}")
+        raise invalid(f"TFRecordReader compression_type must be '', 'ZLIB' or 'GZIP', got {compression!r}")
     return rr.TFRecordReaderResource(name, compression)
 
 
@@ -142,7 +139,7 @@ def _read_up_to_kernel(ctx: Any) -> Callable[..., None]:
     def read_up_to(step: Any, done: Callable[[Any], None], reader: Any, queue: Any, num_records: Any) -> None:
         n = int(num_records)
         if n <= 0:
-            raise _invalid(f"num_records must be greater than 0, got {n}")
+            raise invalid(f"num_records must be greater than 0, got {n}")
         qr.resource_of(reader).read(step, qr.resource_of(queue), done, n, True)
     return read_up_to
 
@@ -168,7 +165,7 @@ def _serialize_kernel(ctx: Any) -> Callable[[Any], Any]:
 def _restore_kernel(ctx: Any) -> Callable[[Any, Any], None]:
     def restore(reader: Any, state: Any) -> None:
         if np.ndim(state) != 0:
-            raise _invalid(f"Reader state must be a scalar string, got shape {list(np.shape(state))}")
+            raise invalid(f"Reader state must be a scalar string, got shape {list(np.shape(state))}")
         value = state[()] if isinstance(state, np.ndarray) else state
         qr.resource_of(reader).restore_state(value.encode() if isinstance(value, str) else bytes(value))
     return restore

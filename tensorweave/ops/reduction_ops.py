@@ -25,6 +25,7 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import shape_fns
 from tensorweave.ops.buffer_forwarding import forwardable
+from tensorweave.ops._util import invalid, quiet_numpy_warnings, register_kernel
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_all",
            "reduce_any", "reduce_logsumexp", "count_nonzero", "argmax", "argmin", "arg_max",
@@ -37,46 +38,8 @@ _ALL_NUMBERS = ("float16, float32, float64, int8, int16, int32, int64, uint8, ui
                 "uint64, complex64, complex128")
 
 
-def _invalid(message: str) -> errors.OpError:
-    return errors.InvalidArgumentError(None, None, message)
-
-
 def _dims(shape: Any) -> str:
     return "[" + ",".join(str(d) for d in shape) + "]"
-
-
-# TF's kernels are silent about inf/nan results (1/0, log(0), NaN casts, float overflow);
-# NumPy warns. A filter ignores exactly those warnings when raised from tensorweave code (a
-# kernel, or the executor calling a bare ufunc), so the hot path pays nothing for it.
-_NUMPY_NOISE = r"(divide by zero|invalid value|overflow) encountered"
-
-
-def quiet_numpy_warnings() -> None:
-    """Installs the filter unless present; kernel builders call it again because a
-    warnings.catch_warnings block (pytest wraps imports in one) drops filters added inside."""
-    for entry in warnings.filters:
-        if entry[0] == "ignore" and getattr(entry[1], "pattern", None) == _NUMPY_NOISE:
-            return
-    warnings.filterwarnings("ignore", message=_NUMPY_NOISE, category=RuntimeWarning,
-                            module=r"tensorweave\.")
-
-
-def register_kernel(op: Any, dtypes: Any = None) -> Callable:
-    """`op.kernel(dtypes=...)` for math kernels: the builder first makes sure NumPy's
-    floating-point warnings stay quiet."""
-
-    def register(build: Callable) -> Callable:
-        def quiet_build(ctx: Any) -> Callable:
-            quiet_numpy_warnings()
-            return build(ctx)
-
-        op.kernel(dtypes=dtypes)(quiet_build)
-        return build
-
-    return register
-
-
-quiet_numpy_warnings()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -195,7 +158,7 @@ def _runtime_axis_error(message: str) -> errors.OpError:
     if message.startswith("Invalid reduction dimension"):  # TF's run-time wording
         message = message.replace("dimension ", "dimension (", 1).replace(
             " dimensions.", " dimension(s)")
-    return _invalid(message)
+    return invalid(message)
 
 
 def _keep(ctx: Any) -> bool:
@@ -292,15 +255,15 @@ ArgMin = define_op("ArgMin", inputs=["input: T", "dimension: Tidx"], outputs=["o
 
 def _arg_axis(x: Any, dimension: Any) -> int:
     if np.ndim(dimension) != 0:
-        raise _invalid(f"dim must be a scalar, but received tensor of shape: "
+        raise invalid(f"dim must be a scalar, but received tensor of shape: "
                        f"{_dims(np.shape(dimension))}")
     a = int(dimension)
     rank = x.ndim
     if not -rank <= a < rank:
-        raise _invalid(f"Expected dimension in the range [{-rank}, {rank}), but got {a}")
+        raise invalid(f"Expected dimension in the range [{-rank}, {rank}), but got {a}")
     a %= rank
     if x.shape[a] == 0:
-        raise _invalid(f"Reduction axis {a} is empty in shape {_dims(x.shape)}")
+        raise invalid(f"Reduction axis {a} is empty in shape {_dims(x.shape)}")
     return a
 
 
@@ -504,7 +467,7 @@ def _check_add_n_shapes(xs: tuple, node_name: str) -> None:
     shape = xs[0].shape
     for i, x in enumerate(xs):
         if x.shape != shape:
-            raise _invalid(f"Inputs to operation {node_name} of type AddN must have the same size and "
+            raise invalid(f"Inputs to operation {node_name} of type AddN must have the same size and "
                            f"shape.  Input 0: {_dims(shape)} != input {i}: {_dims(x.shape)}")
 
 
@@ -585,15 +548,15 @@ def _unsorted_segment_sum_kernel(ctx: Any) -> Callable:
     def compute(data: Any, ids: Any, num_segments: Any) -> Any:
         n = int(num_segments)
         if data.shape[:ids.ndim] != ids.shape:
-            raise _invalid(f"data.shape = {_dims(data.shape)} does not start with segment_ids.shape "
+            raise invalid(f"data.shape = {_dims(data.shape)} does not start with segment_ids.shape "
                            f"= {_dims(ids.shape)}")
         if n < 0:
-            raise _invalid(f"Input num_segments == {n} must not be negative.")
+            raise invalid(f"Input num_segments == {n} must not be negative.")
         out = xp.zeros((n,) + data.shape[ids.ndim:], dtype=dtype)
         if ids.size:
             if ids.max() >= n:
                 bad = int(xp.argmax(ids.reshape(-1) >= n))
-                raise _invalid(f"segment_ids[{bad}] = {int(ids.reshape(-1)[bad])} is out of range "
+                raise invalid(f"segment_ids[{bad}] = {int(ids.reshape(-1)[bad])} is out of range "
                                f"[0, {n})")
             inner = math.prod(out.shape[1:])
             scatter_reduce(xp.add, out, ids.reshape(-1), data.reshape((ids.size, inner)))
@@ -645,7 +608,7 @@ def _broadcast_gradient_args_kernel(ctx: Any) -> Callable:
         r0, r1 = [], []
         for i, (x, y) in enumerate(zip(pa, pb)):
             if x != y and x != 1 and y != 1:
-                raise _invalid(f"Incompatible shapes: {_dims(a)} vs. {_dims(b)}")
+                raise invalid(f"Incompatible shapes: {_dims(a)} vs. {_dims(b)}")
             if x == 1:
                 r0.append(i)  # x was broadcast along i: its gradient sums over i
             if y == 1:

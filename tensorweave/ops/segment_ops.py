@@ -24,27 +24,10 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import register_tensor_conversion_function
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops.reduction_ops import quiet_numpy_warnings, scatter_reduce, unsorted_segment_sum
+from tensorweave.ops._util import fmt_shape, invalid, shape_error
 
 __all__ = ["unique", "unique_with_counts", "segment_sum", "segment_mean", "segment_max", "segment_min",
            "segment_prod", "unsorted_segment_max", "unsorted_segment_min", "unsorted_segment_prod"]
-
-
-def _invalid(message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, message)
-
-
-def _fmt(shape: Any) -> str:
-    """A shape as TF prints it in messages: [2,?], or ? for an unknown rank."""
-    if isinstance(shape, TensorShape):
-        if shape.ndims is None:
-            return "?"
-        shape = ["?" if d is None else d for d in shape.as_list()]
-    return "[" + ",".join(str(d) for d in shape) + "]"
-
-
-def _shape_error(op: Any, message: str) -> ValueError:
-    shapes = ", ".join(_fmt(t.shape) for t in op.inputs)
-    return ValueError(f"{message} for '{op.name}' (op: '{op.type}') with input shapes: {shapes}.")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -53,7 +36,7 @@ def _shape_error(op: Any, message: str) -> ValueError:
 def _unique_shape(op: Any) -> list[TensorShape]:
     x = op.inputs[0].shape
     if x.ndims is not None and x.ndims != 1:
-        raise _shape_error(op, f"Shape must be rank 1 but is rank {x.ndims}")
+        raise shape_error(op, f"Shape must be rank 1 but is rank {x.ndims}")
     x = x if x.ndims is not None else unknown_shape(1)
     return [TensorShape([None]), x] + [TensorShape([None])] * (len(op.outputs) - 2)
 
@@ -74,7 +57,7 @@ def _unique_values(x: Any, idx_type: Any) -> tuple[Any, Any]:
     """(y, idx) with y in order of first occurrence, as TF's hash-map kernel produces; every NaN
     is its own value (NaN != NaN), and 0.0 and -0.0 are one value."""
     if x.ndim != 1:
-        raise _invalid("unique expects a 1D vector.")
+        raise invalid("unique expects a 1D vector.")
     n = x.shape[0]
     if n <= _SMALL_UNIQUE or x.dtype == object:
         values = x.tolist()
@@ -126,9 +109,9 @@ def unique_with_counts(x: Any, out_idx: Any = _dtypes.int32, name: Optional[str]
 def _segment_shape(op: Any) -> list[TensorShape]:
     data, ids = op.inputs[0].shape, op.inputs[1].shape
     if data.ndims is not None and data.ndims < 1:
-        raise _shape_error(op, f"Shape must be at least rank 1 but is rank {data.ndims}")
+        raise shape_error(op, f"Shape must be at least rank 1 but is rank {data.ndims}")
     if ids.ndims is not None and ids.ndims != 1:
-        raise _shape_error(op, f"Shape must be rank 1 but is rank {ids.ndims}")
+        raise shape_error(op, f"Shape must be rank 1 but is rank {ids.ndims}")
     if data.ndims is None:
         return [unknown_shape()]
     return [TensorShape([None] + data.dims[1:])]
@@ -138,15 +121,15 @@ def _segment_runs(data: Any, ids: Any) -> tuple[int, Any, Any]:
     """Validates sorted segment ids as TF's kernel does; returns (output rows, start of each run
     of equal ids, the id of each run)."""
     if ids.ndim != 1:
-        raise _invalid("segment_ids should be a vector.")
+        raise invalid("segment_ids should be a vector.")
     n = ids.shape[0]
     if data.ndim == 0 or data.shape[0] != n:
-        raise _invalid("segment_ids should be the same size as dimension 0 of input.")
+        raise invalid("segment_ids should be the same size as dimension 0 of input.")
     if n == 0:
         return 0, None, None
     rows = int(ids[-1]) + 1
     if rows <= 0:
-        raise _invalid("segment ids must be >= 0")
+        raise invalid("segment ids must be >= 0")
     starts = np.flatnonzero(ids[1:] != ids[:-1]) + 1
     starts = np.concatenate([np.zeros(1, starts.dtype), starts])
     heads = ids[starts]
@@ -157,8 +140,8 @@ def _segment_runs(data: Any, ids: Any) -> tuple[int, Any, Any]:
     if bad.any():
         k = int(np.argmax(bad))
         if decreasing[k]:
-            raise _invalid("segment ids are not increasing")
-        raise _invalid(f"Segment id {int(heads[k])} out of range [0, {rows}), possibly because "
+            raise invalid("segment ids are not increasing")
+        raise invalid(f"Segment id {int(heads[k])} out of range [0, {rows}), possibly because "
                        f"'segment_ids' input is not sorted.")
     return rows, starts, heads
 
@@ -240,16 +223,16 @@ def segment_min(data: Any, segment_ids: Any, name: Optional[str] = None) -> Any:
 def _unsorted_segment_shape(op: Any) -> list[TensorShape]:
     data, ids, num_t = op.inputs[0].shape, op.inputs[1].shape, op.inputs[2]
     if num_t.shape.ndims is not None and num_t.shape.ndims != 0:
-        raise _shape_error(op, f"Shape must be rank 0 but is rank {num_t.shape.ndims}")
+        raise shape_error(op, f"Shape must be rank 0 but is rank {num_t.shape.ndims}")
     num = tensor_util.constant_value(num_t)
     first = None if num is None or np.size(num) != 1 else int(np.reshape(num, -1)[0])
     if data.ndims is None or ids.ndims is None:
         return [unknown_shape()]
     if ids.ndims > data.ndims:
-        raise _shape_error(op, f"Shape must be at least rank {ids.ndims} but is rank {data.ndims}")
+        raise shape_error(op, f"Shape must be at least rank {ids.ndims} but is rank {data.ndims}")
     for d, i in zip(data.dims[:ids.ndims], ids.dims):
         if d is not None and i is not None and d != i:
-            raise _shape_error(op, f"Dimensions must be equal, but are {d} and {i}")
+            raise shape_error(op, f"Dimensions must be equal, but are {d} and {i}")
     return [TensorShape([first] + data.dims[ids.ndims:])]
 
 
@@ -263,16 +246,16 @@ def _make_unsorted_kernel(ufunc: Any, empty: str) -> Callable:
         def compute(data: Any, ids: Any, num_segments: Any) -> Any:
             n = int(num_segments)
             if n < 0:
-                raise _invalid(f"Input num_segments == {n} must not be negative.")
+                raise invalid(f"Input num_segments == {n} must not be negative.")
             if data.shape[:ids.ndim] != ids.shape:
-                raise _invalid(f"data.shape = {_fmt(data.shape)} does not start with segment_ids.shape "
-                               f"= {_fmt(ids.shape)}")
+                raise invalid(f"data.shape = {fmt_shape(data.shape)} does not start with segment_ids.shape "
+                               f"= {fmt_shape(ids.shape)}")
             out = np.full((n,) + data.shape[ids.ndim:], fill, dtype=dtype)
             if ids.size:
                 flat = ids.reshape(-1)
                 if flat.max() >= n:
                     bad = int(np.argmax(flat >= n))
-                    raise _invalid(f"segment_ids[{bad}] = {int(flat[bad])} is out of range [0, {n})")
+                    raise invalid(f"segment_ids[{bad}] = {int(flat[bad])} is out of range [0, {n})")
                 inner = int(np.prod(data.shape[ids.ndim:], dtype=np.int64))
                 scatter_reduce(ufunc, out, flat, data.reshape((flat.shape[0], inner)))
             return out

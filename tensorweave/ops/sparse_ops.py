@@ -14,12 +14,9 @@ from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.sparse_tensor import SparseTensor, convert_to_tensor_or_sparse_tensor
 from tensorweave.framework.tensor_shape import TensorShape
+from tensorweave.ops._util import invalid
 
 __all__ = ["sparse_to_dense", "sparse_tensor_to_dense", "sparse_placeholder"]
-
-
-def _invalid(message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, message)
 
 
 def _sparse_to_dense_shape(op: Any) -> list[TensorShape]:
@@ -46,17 +43,17 @@ def _fmt(values: Any) -> str:
 def _index_matrix(indices: Any, values: Any, default: Any, shape: Any) -> Any:
     """Indices as an [N, rank] matrix, after TF's checks on the inputs' shapes."""
     if indices.ndim > 2:
-        raise _invalid(f"sparse_indices should be a scalar, vector, or matrix, got shape {indices.shape}")
+        raise invalid(f"sparse_indices should be a scalar, vector, or matrix, got shape {indices.shape}")
     if shape.ndim > 1:
-        raise _invalid(f"output_shape should be a scalar or vector, got shape {shape.shape}")
+        raise invalid(f"output_shape should be a scalar or vector, got shape {shape.shape}")
     n = indices.shape[0] if indices.ndim > 0 else 1
     rank = indices.shape[1] if indices.ndim > 1 else 1
     if not (values.ndim == 0 or (values.ndim == 1 and values.shape[0] == n)):
-        raise _invalid(f"sparse_values has incorrect shape {list(values.shape)}, should be [] or [{n}]")
+        raise invalid(f"sparse_values has incorrect shape {list(values.shape)}, should be [] or [{n}]")
     if np.ndim(default) != 0:
-        raise _invalid(f"default_value should be a scalar, got shape {list(np.shape(default))}")
+        raise invalid(f"default_value should be a scalar, got shape {list(np.shape(default))}")
     if shape.size != rank:
-        raise _invalid(f"output_shape has incorrect number of elements: {shape.size} should be: {rank}")
+        raise invalid(f"output_shape has incorrect number of elements: {shape.size} should be: {rank}")
     return indices.reshape(n, rank)
 
 
@@ -67,8 +64,8 @@ def _check_indices(idx: Any, dims: Any, ordered: bool) -> None:
     if bad.size:
         i = bad[0]
         if not ordered:
-            raise _invalid(f"Indices are not valid (out of bounds).  Shape: {_fmt(dims)}")
-        raise _invalid(f"indices[{i}] = {_fmt(idx[i])} is out of bounds: need 0 <= index < {_fmt(dims)}")
+            raise invalid(f"Indices are not valid (out of bounds).  Shape: {_fmt(dims)}")
+        raise invalid(f"indices[{i}] = {_fmt(idx[i])} is out of bounds: need 0 <= index < {_fmt(dims)}")
     if not ordered or idx.shape[0] < 2:
         return
     linear = np.ravel_multi_index(tuple(idx.T), tuple(int(d) for d in dims))
@@ -78,7 +75,7 @@ def _check_indices(idx: Any, dims: Any, ordered: bool) -> None:
         i = wrong[0] + 1
         what = "is repeated" if steps[i - 1] == 0 else \
             "is out of order. Many sparse ops require sorted indices."
-        raise _invalid(f"indices[{i}] = {_fmt(idx[i])} {what}")
+        raise invalid(f"indices[{i}] = {_fmt(idx[i])} {what}")
 
 
 @SparseToDense.kernel()
@@ -90,7 +87,7 @@ def _sparse_to_dense_kernel(ctx: Any) -> Callable:
         idx = _index_matrix(indices, values, default, shape)
         dims = shape.reshape(-1).astype(np.int64)
         if np.any(dims < 0):
-            raise _invalid(f"output_shape has negative dimensions: {_fmt(dims)}")
+            raise invalid(f"output_shape has negative dimensions: {_fmt(dims)}")
         _check_indices(idx, dims, validate)
         out = np.full(tuple(int(d) for d in dims), default, dtype=np_type)
         out[tuple(idx.T)] = values

@@ -27,6 +27,7 @@ from tensorweave.ops import random_distributions as _dist
 from tensorweave.ops import random_ops
 from tensorweave.ops.linalg_ops import format_dims, with_rank
 from tensorweave.ops.philox import PhiloxGenerator, philox_words
+from tensorweave.ops._util import invalid
 
 __all__ = ["stateless_random_uniform", "stateless_random_normal", "stateless_truncated_normal",
            "stateless_multinomial", "stateless_categorical"]
@@ -36,14 +37,10 @@ _ALGORITHMS = {"philox": 1, "auto_select": 3}  # TF's Algorithm enum (2, ThreeFr
 _MASK64 = (1 << 64) - 1
 
 
-def _invalid(message: str) -> errors.InvalidArgumentError:
-    return errors.InvalidArgumentError(None, None, message)
-
-
 def _check_seed(seed: Any) -> tuple[int, int]:
     seed = np.asarray(seed)
     if seed.shape != (2,):
-        raise _invalid(f"seed must have shape [2], not {format_dims(seed.shape)}")
+        raise invalid(f"seed must have shape [2], not {format_dims(seed.shape)}")
     return int(seed[0]) & _MASK64, int(seed[1]) & _MASK64  # int32 seeds sign-extend, as in TF
 
 
@@ -81,12 +78,12 @@ def _get_key_counter_kernel(ctx: Any) -> Callable[..., Any]:
 # -- the V2 samplers ----------------------------------------------------------------------------
 def _read_key_counter(key: Any, counter: Any, alg: Any) -> tuple[tuple[int, int], int]:
     if int(alg) not in _ALGORITHMS.values():
-        raise _invalid(f"Unsupported algorithm id: {int(alg)}")
+        raise invalid(f"Unsupported algorithm id: {int(alg)}")
     key, counter = np.asarray(key, np.uint64).reshape(-1), np.asarray(counter, np.uint64).reshape(-1)
     if key.shape != (1,):
-        raise _invalid(f"key must have shape [1], not {format_dims(key.shape)}")
+        raise invalid(f"key must have shape [1], not {format_dims(key.shape)}")
     if counter.size < 2:
-        raise _invalid(f"counter must have at least 2 elements, got {counter.size}")
+        raise invalid(f"counter must have at least 2 elements, got {counter.size}")
     return (int(key[0]) & 0xFFFFFFFF, int(key[0]) >> 32), int(counter[0]) | int(counter[1]) << 64
 
 
@@ -130,10 +127,10 @@ def _v2_kernel(sample: Callable[..., np.ndarray]) -> Callable[[Any], Callable[..
 def _uniform_int(key: tuple, counter: int, size: int, np_dtype: Any, minval: Any, maxval: Any) -> np.ndarray:
     for name, v in (("minval", minval), ("maxval", maxval)):
         if np.ndim(v) != 0:
-            raise _invalid(f"{name} must be 0-D, got shape {format_dims(np.shape(v))}")
+            raise invalid(f"{name} must be 0-D, got shape {format_dims(np.shape(v))}")
     lo, hi = int(minval), int(maxval)
     if lo >= hi:
-        raise _invalid(f"Need minval < maxval, got {lo} >= {hi}")
+        raise invalid(f"Need minval < maxval, got {lo} >= {hi}")
     return _dist.uniform_int(key, counter, size, np_dtype, lo, hi)
 
 
