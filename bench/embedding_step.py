@@ -12,7 +12,7 @@ import numpy as np
 from common import report, run_tf, time_per_step
 
 import tensorweave as tf
-from tensorweave.ops.embedding_ops import embedding_lookup
+from tensorweave.ops.nn.embedding import embedding_lookup
 
 ROWS = (10_000, 1_000_000)
 OPTIMIZERS = ("GradientDescent", "Adagrad")

@@ -18,6 +18,16 @@ from tensorweave.framework.graph import Operation, Tensor
 from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.op_def import NOT_DIFFERENTIABLE
 from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.ops import array as array_ops
+from tensorweave.ops import math as math_ops
+from tensorweave.ops.control_flow.contexts import entered, is_loop_exit, is_loop_switch
+from tensorweave.ops.control_flow.grad_state import ControlFlowState, zeros_for_output
+
+# Each family's gradients register on import (as TF's gradients_impl imports its *_grad modules).
+from tensorweave.ops.control_flow import grad as _control_flow_grad  # noqa: F401
+from tensorweave.ops.control_flow import tensor_array_grad as _tensor_array_grad  # noqa: F401
+from tensorweave.ops.math import grad as _math_grad  # noqa: F401
+from tensorweave.ops.nn import grad as _nn_grad  # noqa: F401
 
 __all__ = ["gradients", "RegisterGradient", "NoGradient", "NotDifferentiable", "AggregationMethod",
            "UnconnectedGradients", "hessians"]
@@ -166,8 +176,6 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
     for t in xs + ys:
         if t.graph is not graph:
             raise ValueError(f"{t} must be from the same graph as {ys[0]}.")
-    from tensorweave.ops import array_ops, math_ops
-    from tensorweave.ops.control_flow.grad_state import ControlFlowState
     with graph.as_default(), graph.name_scope(name):
         grads = _initial_grads(graph, ys, grad_ys, array_ops)
         between = _between_ops(ys, xs, stop_ops)
@@ -219,7 +227,6 @@ def _grad_context(loop_state: Any, op: Operation, before: bool) -> Any:
     """Builds `op`'s gradient ops in its loop's backward context (nothing to do without loops)."""
     if loop_state is None:
         return contextlib.nullcontext()
-    from tensorweave.ops.control_flow.contexts import entered
     return entered(loop_state.context_for(op, before))
 
 
@@ -255,7 +262,6 @@ class _ReadyQueue:
                 self.push(y.op)
 
     def _waits(self, op: Operation) -> bool:
-        from tensorweave.ops.control_flow.contexts import is_loop_exit
         return is_loop_exit(op) and self._loops.grad_state_of(op, before=False) is not None
 
     def input_done(self, op: Operation, left: int) -> None:
@@ -265,7 +271,6 @@ class _ReadyQueue:
             if left == 0:
                 self.push(op)
             return
-        from tensorweave.ops.control_flow.contexts import is_loop_exit, is_loop_switch
         if left != 0 and not is_loop_switch(op):
             return
         if not is_loop_exit(op):
@@ -279,7 +284,6 @@ class _ReadyQueue:
 
 def _backprop_op(op: Operation, out_grads: list[Any], grads: dict, array_ops: Any, colocate: bool,
                  loop_state: Any = None) -> None:
-    from tensorweave.ops.control_flow.grad_state import zeros_for_output
     if all(g is None for g in out_grads) or not op.inputs:
         return
     fn = gradient_function(op)
@@ -309,7 +313,6 @@ def _backprop_op(op: Operation, out_grads: list[Any], grads: dict, array_ops: An
 
 def unbroadcast(grad: Tensor, x: Tensor) -> Tensor:
     """Sums `grad` down to the shape of `x` (undoing NumPy broadcasting in the forward op)."""
-    from tensorweave.ops import array_ops, math_ops
     gs, xs = grad.shape, x.shape
     if gs.is_fully_defined() and xs.is_fully_defined():
         g_dims, x_dims = gs.as_list(), xs.as_list()
@@ -331,7 +334,6 @@ def _aggregate(parts: list[Any], t: Tensor, math_ops: Any) -> Any:
     if len(parts) == 1:
         return parts[0]
     if all(isinstance(p, IndexedSlices) for p in parts):
-        from tensorweave.ops import array_ops
         return IndexedSlices(array_ops.concat([p.values for p in parts], 0),
                              array_ops.concat([p.indices for p in parts], 0), parts[0].dense_shape)
     dense = [convert_to_tensor(p) if isinstance(p, IndexedSlices) else p for p in parts]
@@ -340,7 +342,6 @@ def _aggregate(parts: list[Any], t: Tensor, math_ops: Any) -> Any:
 
 def hessians(ys: Any, xs: Any, name: str = "hessians", **kwargs: Any) -> list[Tensor]:
     """Second derivatives of sum(ys) with respect to each x (flattened Jacobian of the gradient)."""
-    from tensorweave.ops import array_ops
     results = []
     for x in _as_list(xs):
         g = gradients(ys, x, **kwargs)[0]

@@ -1,6 +1,6 @@
 """`tf.losses`: weighted training losses and the LOSSES collection helpers (re-exports only;
 the implementation is tensorweave/ops/losses_impl.py)."""
-from tensorweave.ops.losses_impl import (  # noqa: F401
-    Reduction, absolute_difference, add_loss, compute_weighted_loss, get_losses, get_regularization_loss,
+from tensorweave.ops.nn.losses import (
+    absolute_difference, add_loss, compute_weighted_loss, get_losses, get_regularization_loss,
     get_regularization_losses, get_total_loss, hinge_loss, huber_loss, log_loss, mean_squared_error,
-    sigmoid_cross_entropy, softmax_cross_entropy, sparse_softmax_cross_entropy)
+    Reduction, sigmoid_cross_entropy, softmax_cross_entropy, sparse_softmax_cross_entropy)

@@ -1,3 +1,3 @@
 """`tf.queue`: the queue classes (re-exports only)."""
-from tensorweave.ops.queue_ops import (  # noqa: F401
+from tensorweave.ops.queues.queue_ops import (
     FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue)

@@ -8,7 +8,7 @@ import pytest
 import tensorweave as tf
 from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.op_def import define_op
-from tensorweave.ops import math_ops
+from tensorweave.ops import math as math_ops
 
 
 def run(fetches, feed=None):

@@ -31,8 +31,8 @@ from tensorweave.framework import errors
 from tensorweave.framework.graph import Operation, Tensor
 from tensorweave.framework.op_def import OpDef
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
-from tensorweave.ops import sendrecv_ops
-from tensorweave.ops.constant_op import Const
+from tensorweave.ops.sendrecv import send_recv as sendrecv_ops
+from tensorweave.ops.array.constant import Const
 from tensorweave.ops.control_flow import primitives
 from tensorweave.runtime.control_flow_info import ControlFlowInfo
 

@@ -25,7 +25,7 @@ def _session(graph: Any) -> Any:
 def _theoretical_jacobian(sess: Any, x: Tensor, x_value: np.ndarray, y: Tensor, y_shape: Sequence[int],
                           feeds: dict) -> np.ndarray:
     from tensorweave.gradients import gradients
-    from tensorweave.ops.constant_op import placeholder
+    from tensorweave.ops.array.constant import placeholder
     dy = placeholder(y.dtype.base_dtype, list(y_shape))
     g = gradients(y, x, grad_ys=dy)[0]
     x_size, y_size = int(np.prod(x_value.shape)), int(np.prod(y_shape))
@@ -109,7 +109,7 @@ def directional_gradient_error(xs: Sequence[Tensor], values: Sequence[np.ndarray
     """For large inputs: compares <grad sum(y * w), v> with the central difference of sum(y * w)
     along a random direction v (w a fixed random weighting), relative to their scale."""
     from tensorweave.gradients import gradients
-    from tensorweave.ops.constant_op import placeholder
+    from tensorweave.ops.array.constant import placeholder
     rng = np.random.RandomState(seed)
     y_value_shape = None
     with _session(y.graph) as sess:
@@ -118,7 +118,7 @@ def directional_gradient_error(xs: Sequence[Tensor], values: Sequence[np.ndarray
         y_value_shape = np.shape(sess.run(y, feeds))
         weights = rng.standard_normal(y_value_shape)
         w = placeholder(y.dtype.base_dtype, list(y_value_shape))
-        from tensorweave.ops import math_ops
+        from tensorweave.ops import math as math_ops
         objective = math_ops.reduce_sum(y * w)
         grads = gradients(objective, list(xs))
         directions = [rng.standard_normal(np.shape(v)) for v in values]

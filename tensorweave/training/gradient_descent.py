@@ -5,7 +5,7 @@ from typing import Any
 
 from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.op_def_library import apply_op
-from tensorweave.ops import state_ops, training_ops
+from tensorweave.ops.state import training_ops, variable_ops as state_ops
 from tensorweave.training.optimizer import Optimizer
 
 

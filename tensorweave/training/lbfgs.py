@@ -17,10 +17,10 @@ import numpy as np
 
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.gradients import gradients
-from tensorweave.ops import state_ops
-from tensorweave.ops.constant_op import placeholder
+from tensorweave.ops.state import variable_ops as state_ops
+from tensorweave.ops.array.constant import placeholder
 from tensorweave.ops.control_flow.grouping import group
-from tensorweave.ops.variables import trainable_variables
+from tensorweave.ops.state.variables import trainable_variables
 
 _C1, _C2 = 1e-4, 0.9          # sufficient decrease and curvature constants (Nocedal & Wright)
 _MAX_LINE_SEARCH_EVALS = 30

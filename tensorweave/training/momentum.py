@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tensorweave.framework.op_def_library import apply_op
-from tensorweave.ops import training_ops
+from tensorweave.ops.state import training_ops
 from tensorweave.training.optimizer import Optimizer
 
 

@@ -23,8 +23,10 @@ from tensorweave.framework import graph as _graph
 from tensorweave.framework.device_spec import canonical_name
 from tensorweave.framework.graph import Operation, Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.ops import array_ops, math_ops, save_restore_ops, state_ops
-from tensorweave.ops.constant_op import constant, placeholder_with_default
+from tensorweave.ops import array as array_ops, math as math_ops
+from tensorweave.ops.io import save_restore as save_restore_ops
+from tensorweave.ops.state import variable_ops as state_ops
+from tensorweave.ops.array.constant import constant, placeholder_with_default
 from tensorweave.ops.control_flow.grouping import group
 
 __all__ = ["SaveSpec", "SaveableObject", "ReferenceVariableSaveable", "op_list_to_dict",

@@ -6,8 +6,8 @@ from typing import Any, Optional
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import graph as _graph
 from tensorweave.framework.graph import GraphKeys
-from tensorweave.ops import init_ops
-from tensorweave.ops.variable_scope import get_variable
+from tensorweave.ops.state import init_ops
+from tensorweave.ops.state.variable_scope import get_variable
 
 
 def get_global_step(graph: Optional[_graph.Graph] = None) -> Any:

@@ -5,7 +5,7 @@ dynamic paths."""
 import numpy as np
 
 import tensorweave as tf
-from tensorweave.ops import fill_ops, slicing_ops
+from tensorweave.ops.array import creation as fill_ops, slicing as slicing_ops
 from tests.gradient_cases import GradCase
 
 S = (2, 3)

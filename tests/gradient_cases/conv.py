@@ -4,7 +4,7 @@ distinct values 0.05 apart, so no window has a tie within the checker's step."""
 import numpy as np
 
 from tensorweave.framework.op_def_library import apply_op
-from tensorweave.ops import conv_ops, depthwise_conv_ops, pooling_ops
+from tensorweave.ops.nn import conv as conv_ops, depthwise_conv as depthwise_conv_ops, pooling as pooling_ops
 from tests.gradient_cases import GradCase
 
 SAME1 = {"strides": [1, 1, 1, 1], "padding": "SAME"}

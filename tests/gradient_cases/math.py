@@ -5,7 +5,8 @@ driver's unbroadcast runs; inputs stay away from kinks, ties and discontinuities
 import numpy as np
 
 import tensorweave as tf
-from tensorweave.ops import math_grad, math_ops
+from tensorweave.ops.math import grad as math_grad
+from tensorweave.ops import math as math_ops
 from tests.gradient_cases import GradCase
 
 S = (2, 3)

@@ -7,7 +7,8 @@ Inputs stay away from kinks (0 for relu-like units, 6 for relu6) and from ties (
 import numpy as np
 
 import tensorweave as tf
-from tensorweave.ops import nn_norm, nn_ops, nn_xent
+from tensorweave.ops.nn import cross_entropy as nn_xent, normalization as nn_norm
+from tensorweave.ops import nn as nn_ops
 from tests.gradient_cases import GradCase
 
 S = (2, 3)

@@ -2,7 +2,9 @@
 IndexedSlices gradient the checker densifies through the registered conversion)."""
 import numpy as np
 
-from tensorweave.ops import data_flow_ops, embedding_ops, segment_ops
+from tensorweave.ops.array import partition_stitch as data_flow_ops
+from tensorweave.ops.nn import embedding as embedding_ops
+from tensorweave.ops.math import segment as segment_ops
 from tests.gradient_cases import GradCase
 
 SORTED_IDS = [0, 0, 1, 3, 3]        # segment 2 is empty

@@ -1,5 +1,5 @@
 """Gradient cases: SparseToDense (values and default value; one value broadcast to every index)."""
-from tensorweave.ops import sparse_ops
+from tensorweave.ops.sparse import sparse_ops
 from tests.gradient_cases import GradCase
 
 CASES = [

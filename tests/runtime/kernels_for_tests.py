@@ -6,12 +6,12 @@ import time
 
 import tensorweave as tf
 from tensorweave.framework.op_def import define_op
-from tensorweave.ops import shape_fns
+from tensorweave.ops import _util
 
 NAPS: list = []  # (start, end, thread id) of every TestNap run
 
 TestNap = define_op("TestNap", inputs=["x: float"], outputs=["y: float"], attrs=["seconds: float"],
-                    shape_fn=shape_fns.unchanged, expensive=True)
+                    shape_fn=_util.unchanged, expensive=True)
 
 
 @TestNap.kernel()
@@ -27,7 +27,7 @@ def _nap_kernel(ctx):
 
 
 TestAsyncDouble = define_op("TestAsyncDouble", inputs=["x: float"], outputs=["y: float"],
-                            attrs=["seconds: float"], shape_fn=shape_fns.unchanged, is_async=True)
+                            attrs=["seconds: float"], shape_fn=_util.unchanged, is_async=True)
 
 
 @TestAsyncDouble.kernel()
@@ -40,7 +40,7 @@ def _async_double_kernel(ctx):
 
 
 TestAsyncNever = define_op("TestAsyncNever", inputs=["x: float"], outputs=["y: float"],
-                           shape_fn=shape_fns.unchanged, is_async=True)
+                           shape_fn=_util.unchanged, is_async=True)
 
 
 @TestAsyncNever.kernel()

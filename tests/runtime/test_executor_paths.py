@@ -11,7 +11,7 @@ import pytest
 import tensorweave as tf
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
-from tensorweave.ops import shape_fns
+from tensorweave.ops import _util
 from tensorweave.runtime import step_plan
 from tensorweave.runtime.executor_tables import assign_frames
 from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables
@@ -22,7 +22,7 @@ from tests.runtime.kernels_for_tests import NAPS, TestAsyncDouble, TestNap, asse
 
 # -- test-only ops ----------------------------------------------------------------------------------
 TestShortNap = define_op("TestShortNap", inputs=["x: float"], outputs=["y: float"],
-                         shape_fn=shape_fns.unchanged, expensive=True)
+                         shape_fn=_util.unchanged, expensive=True)
 
 
 @TestShortNap.kernel()

@@ -9,7 +9,7 @@ import pytest
 import tensorweave as tf
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
-from tensorweave.ops import shape_fns
+from tensorweave.ops import _util
 from tensorweave.runtime import device as device_lib
 from tensorweave.runtime.device import Device, create_devices
 from tensorweave.runtime.placer import Placer
@@ -17,7 +17,7 @@ from tensorweave.runtime.placer import Placer
 CPU = "/job:localhost/replica:0/task:0/device:CPU:{}"
 
 # -- test-only ops ---------------------------------------------------------------------------------
-TestCpuOnly = define_op("TestCpuOnly", inputs=["x: float"], outputs=["y: float"], shape_fn=shape_fns.unchanged)
+TestCpuOnly = define_op("TestCpuOnly", inputs=["x: float"], outputs=["y: float"], shape_fn=_util.unchanged)
 
 
 @TestCpuOnly.kernel(device_types=["CPU"])
@@ -26,7 +26,7 @@ def _cpu_only_kernel(ctx):
 
 
 TestSlowIdentity = define_op("TestSlowIdentity", inputs=["x: float"], outputs=["y: float"],
-                             shape_fn=shape_fns.unchanged)
+                             shape_fn=_util.unchanged)
 
 
 @TestSlowIdentity.kernel()

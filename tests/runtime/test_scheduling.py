@@ -12,7 +12,7 @@ import pytest
 import tensorweave as tf
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
-from tensorweave.ops import shape_fns
+from tensorweave.ops import _util
 from tensorweave.runtime import critical_path
 from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables
 from tensorweave.runtime.thread_pool import ThreadPool, help_requests
@@ -36,10 +36,10 @@ def _nap_kernel(ask_for_help):
 
 
 TestSplitting = define_op("TestSplitting", inputs=["x: float"], outputs=["y: float"], attrs=["seconds: float"],
-                          shape_fn=shape_fns.unchanged, expensive=True)
+                          shape_fn=_util.unchanged, expensive=True)
 TestSplitting.kernel()(_nap_kernel(True))
 TestSerial = define_op("TestSerial", inputs=["x: float"], outputs=["y: float"], attrs=["seconds: float"],
-                       shape_fn=shape_fns.unchanged, expensive=True)
+                       shape_fn=_util.unchanged, expensive=True)
 TestSerial.kernel()(_nap_kernel(False))
 
 

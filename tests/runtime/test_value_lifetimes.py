@@ -17,7 +17,7 @@ import pytest
 import tensorweave as tf
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
-from tensorweave.ops import shape_fns
+from tensorweave.ops import _util
 
 
 class Tracked(np.ndarray):
@@ -27,7 +27,7 @@ class Tracked(np.ndarray):
 TRACKED: list = []  # weak references to every array TestTrack made
 GATES: dict = {}  # gate node name -> the event it waits for
 
-TestTrack = define_op("TestTrack", inputs=["x: float"], outputs=["y: float"], shape_fn=shape_fns.unchanged)
+TestTrack = define_op("TestTrack", inputs=["x: float"], outputs=["y: float"], shape_fn=_util.unchanged)
 
 
 @TestTrack.kernel()
@@ -39,7 +39,7 @@ def _track_kernel(ctx):
     return compute
 
 
-TestGate = define_op("TestGate", inputs=["x: float"], outputs=["y: float"], shape_fn=shape_fns.unchanged,
+TestGate = define_op("TestGate", inputs=["x: float"], outputs=["y: float"], shape_fn=_util.unchanged,
                      is_async=True, is_stateful=True)
 
 
@@ -56,7 +56,7 @@ def _gate_kernel(ctx):
 
 
 TestHoldAt = define_op("TestHoldAt", inputs=["x: int32"], outputs=["y: int32"], attrs=["at: int"],
-                       shape_fn=shape_fns.unchanged, is_async=True, is_stateful=True)
+                       shape_fn=_util.unchanged, is_async=True, is_stateful=True)
 
 
 @TestHoldAt.kernel()

@@ -19,7 +19,7 @@ from typing import Any, Optional
 from tensorweave.framework import graph as _graph
 from tensorweave.framework.graph import Operation, Tensor
 from tensorweave.framework.meta_graph import prepend_name_scope, register_proto_function, strip_name_scope
-from tensorweave.ops.control_flow.contexts import CondContext, WhileContext, in_context
+from tensorweave.ops.control_flow.contexts import CondContext, in_context, WhileContext
 from tensorweave.ops.control_flow.control_flow_def import CondContextDef, ValuesDef, WhileContextDef
 
 __all__ = ["to_proto", "cond_from_proto", "while_from_proto"]

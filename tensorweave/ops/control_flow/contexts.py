@@ -153,8 +153,8 @@ class ControlFlowContext:
         return markers
 
     def _inside_marker(self, c: Operation) -> Operation:
-        from tensorweave.ops.array_ops import identity
-        from tensorweave.ops.constant_op import constant
+        from tensorweave.ops.array.shaping import identity
+        from tensorweave.ops.array.constant import constant
         marker = self._markers.get(c)
         if marker is not None:
             return marker

@@ -8,9 +8,9 @@ from tensorweave.framework import graph as _graph
 from tensorweave.framework.graph import Operation, Tensor
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
-from tensorweave.ops import shape_fns
+from tensorweave.ops import _util
 
-NoOp = define_op("NoOp", shape_fn=shape_fns.no_outputs)
+NoOp = define_op("NoOp", shape_fn=_util.no_outputs)
 
 
 @NoOp.kernel()
@@ -56,7 +56,7 @@ def group(*inputs: Any, name: Optional[str] = None) -> Operation:
 def tuple(tensors: Sequence[Any], name: Optional[str] = None,  # noqa: A001  (TF's name)
           control_inputs: Optional[Sequence[Any]] = None) -> list[Any]:
     """Tensors with the same values as `tensors`, each available only after all are computed."""
-    from tensorweave.ops.array_ops import identity
+    from tensorweave.ops.array.shaping import identity
     present = [t for t in tensors if t is not None]
     graph = present[0].graph if present else _graph.get_default_graph()
     with graph.as_default(), graph.name_scope(name or "tuple") as scope:

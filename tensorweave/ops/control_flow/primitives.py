@@ -8,7 +8,7 @@ from typing import Any, Optional
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_shape import TensorShape
-from tensorweave.ops import shape_fns
+from tensorweave.ops import _util
 
 
 def _switch_shape(op: Any) -> list[TensorShape]:
@@ -35,22 +35,22 @@ Merge = define_op("Merge", inputs=["inputs: N * T"], outputs=["output: T", "valu
 Enter = define_op("Enter", inputs=["data: T"], outputs=["output: T"],
                   attrs=["T: type", "frame_name: string", "is_constant: bool = false",
                          "parallel_iterations: int = 10"],
-                  shape_fn=shape_fns.unchanged, control_flow="enter", forwards_input=True)
+                  shape_fn=_util.unchanged, control_flow="enter", forwards_input=True)
 RefEnter = define_op("RefEnter", inputs=["data: Ref(T)"], outputs=["output: Ref(T)"],
                      attrs=["T: type", "frame_name: string", "is_constant: bool = false",
                             "parallel_iterations: int = 10"],
-                     shape_fn=shape_fns.unchanged, control_flow="enter", forwards_input=True)
+                     shape_fn=_util.unchanged, control_flow="enter", forwards_input=True)
 Exit = define_op("Exit", inputs=["data: T"], outputs=["output: T"], attrs=["T: type"],
-                 shape_fn=shape_fns.unchanged, control_flow="exit", forwards_input=True)
+                 shape_fn=_util.unchanged, control_flow="exit", forwards_input=True)
 NextIteration = define_op("NextIteration", inputs=["data: T"], outputs=["output: T"],
-                          attrs=["T: type"], shape_fn=shape_fns.unchanged,
+                          attrs=["T: type"], shape_fn=_util.unchanged,
                           control_flow="next_iteration", forwards_input=True)
 LoopCond = define_op("LoopCond", inputs=["input: bool"], outputs=["output: bool"],
                      shape_fn=lambda op: [op.inputs[0].shape.with_rank(0)], control_flow="loop_cond",
                      forwards_input=True)
 # Orders ops that may be dead: it signals its control outputs live even when its control inputs
 # were dead (the backward loop's pops, which a cond may have skipped, are ordered through one).
-ControlTrigger = define_op("ControlTrigger", shape_fn=shape_fns.no_outputs, control_flow="control_trigger")
+ControlTrigger = define_op("ControlTrigger", shape_fn=_util.no_outputs, control_flow="control_trigger")
 
 
 def switch(data: Any, pred: Any, name: Optional[str] = None) -> Any:
@@ -88,6 +88,3 @@ def control_trigger(name: Optional[str] = None) -> Any:
 
 LoopCond.not_differentiable()
 ControlTrigger.not_differentiable()
-
-# The gradients of Switch, Merge, Enter, Exit and NextIteration (cond and while_loop).
-from tensorweave.ops.control_flow import control_flow_grad  # noqa: E402,F401

@@ -23,7 +23,7 @@ from tensorweave.framework import errors
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
-from tensorweave.ops import shape_fns
+from tensorweave.ops import _util
 
 __all__ = ["stack", "stack_push", "stack_pop", "stack_close"]
 
@@ -92,7 +92,7 @@ StackPushV2 = define_op("StackPushV2", inputs=["handle: resource", "elem: T"], o
                         forwards_input=True)
 StackPopV2 = define_op("StackPopV2", inputs=["handle: resource"], outputs=["elem: elem_type"],
                        attrs=["elem_type: type"], shape_fn=lambda op: [unknown_shape()], is_stateful=True)
-StackCloseV2 = define_op("StackCloseV2", inputs=["handle: resource"], shape_fn=shape_fns.no_outputs,
+StackCloseV2 = define_op("StackCloseV2", inputs=["handle: resource"], shape_fn=_util.no_outputs,
                          is_stateful=True)
 
 

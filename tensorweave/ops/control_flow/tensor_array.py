@@ -374,7 +374,7 @@ class TensorArray:
                                  "(and infer_shape=True)") from None
 
     def identity(self) -> "TensorArray":
-        from tensorweave.ops.array_ops import identity
+        from tensorweave.ops.array.shaping import identity
         return self._with_flow(identity(self._flow))
 
     def read(self, index: Any, name: Optional[str] = None) -> Any:
@@ -393,7 +393,7 @@ class TensorArray:
                         flow_in=self._flow, dtype=self._dtype, element_shape=self._element_shape[0])
 
     def stack(self, name: Optional[str] = None) -> Any:
-        from tensorweave.ops.fill_ops import range as tf_range
+        from tensorweave.ops.array.creation import range as tf_range
         with _graph.name_scope(name, "TensorArrayStack", [self._handle]):
             value = self.gather(tf_range(0, self.size()), name=name)
             if self._element_shape[0].ndims is not None and not self._dynamic_size and self._size is not None:
@@ -414,8 +414,8 @@ class TensorArray:
         return self._with_flow(flow)
 
     def unstack(self, value: Any, name: Optional[str] = None) -> "TensorArray":
-        from tensorweave.ops.array_ops import shape
-        from tensorweave.ops.fill_ops import range as tf_range
+        from tensorweave.ops.array.shaping import shape
+        from tensorweave.ops.array.creation import range as tf_range
         with _graph.name_scope(name, "TensorArrayUnstack", [self._handle, value]):
             value = convert_to_tensor(value, dtype=self._dtype)
             return self.scatter(tf_range(0, shape(value)[0]), value)
@@ -427,7 +427,7 @@ class TensorArray:
         return value
 
     def split(self, value: Any, lengths: Any, name: Optional[str] = None) -> "TensorArray":
-        from tensorweave.ops import math_ops
+        from tensorweave.ops import math as math_ops
         value = convert_to_tensor(value, dtype=self._dtype)
         lengths = math_ops.to_int64(convert_to_tensor(lengths))
         if value.shape.ndims:
@@ -445,7 +445,7 @@ class TensorArray:
     def grad(self, source: str, flow: Any = None, name: Optional[str] = None) -> "TensorArray":
         """The gradient TensorArray for `source` (TF's TensorArrayGradV3): same size and element
         shape, created once per source; repeated writes to one of its indices are summed."""
-        from tensorweave.ops.array_ops import identity
+        from tensorweave.ops.array.shaping import identity
         flow = self._flow if flow is None else flow
         with _graph.name_scope(name, "TensorArrayGrad", [self._handle]):
             g_handle, _ = apply_op(TensorArrayGradV3, handle=self._handle, flow_in=flow, source=source)
@@ -454,6 +454,3 @@ class TensorArray:
         g = TensorArray(self._dtype, handle=g_handle, flow=flow, infer_shape=self._infer_shape)
         g._element_shape = self._element_shape
         return g
-
-
-from tensorweave.ops.control_flow import tensor_array_grad  # noqa: E402,F401  (registers the gradients)

@@ -33,7 +33,7 @@ def _gradient_array(op: Any, dtype_attr: str, flow: Any, source_of: Any, element
 def _reading_grad(op: Any, grad: Any, put: Any) -> list[Any]:
     """Read and gather: the gradient is put into the gradient array where the values came from
     (op.inputs: handle, index or indices, flow)."""
-    from tensorweave.ops.math_grad import dense
+    from tensorweave.ops._util import dense
     g = _gradient_array(op, "dtype", op.inputs[2], grad, op.get_attr("element_shape"))
     return [None, None, put(g, op.inputs[1], dense(grad)).flow]
 
@@ -56,7 +56,7 @@ ta_ops.TensorArrayScatterV3.gradient(
 
 @ta_ops.TensorArrayConcatV3.gradient
 def _concat_grad(op: Any, grad: Any, _lengths_grad: Any) -> list[Any]:
-    from tensorweave.ops.math_grad import dense
+    from tensorweave.ops._util import dense
     g = _gradient_array(op, "dtype", op.inputs[1], grad)
     return [None, g.split(dense(grad), op.outputs[1]).flow]
 

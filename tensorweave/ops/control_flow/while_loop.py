@@ -46,7 +46,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
                swap_memory: bool = False, name: Optional[str] = None,
                maximum_iterations: Any = None, return_same_structure: bool = False) -> Any:
     """Repeats `body` while `cond` is true; returns the final loop variables."""
-    from tensorweave.ops import math_ops
+    from tensorweave.ops import math as math_ops
     if not callable(cond) or not callable(body):
         raise TypeError("cond and body must be callable.")
     if parallel_iterations < 1:
@@ -90,7 +90,7 @@ def _build_loop(context: WhileContext, cond: Callable[..., Any], body: Callable[
                 templates: list[Any], flat: list[Tensor], invariants: list[Any]) -> list[Tensor]:
     """Enter -> Merge -> (cond) LoopCond -> Switch -> body -> NextIteration -> Merge, and the
     Switches' false outputs -> Exit; returns the Exits."""
-    from tensorweave.ops.array_ops import identity
+    from tensorweave.ops.array.shaping import identity
     enters = _enter_loop_vars(context, flat, invariants)
     merges = [primitives.merge([e, e])[0] for e in enters]
     context.pivot = context.pivot_for_pred = merges[0].op

@@ -1,0 +1,1 @@
+"""`tf.py_func`: Python functions as graph nodes."""

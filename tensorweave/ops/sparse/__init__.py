@@ -1,0 +1,1 @@
+"""Sparse-to-dense conversion (TF1's sparse_ops)."""

@@ -1,0 +1,1 @@
+"""State (white paper 2 "Variables", 4.7; OSDI 3.1): variable ops and the optimizers' update kernels, mutexes, and the Python libraries over them (tf.Variable, variable_scope, initializers, make_template)."""

@@ -1,0 +1,1 @@
+"""String ops and parsing ops (decode_csv, decode_raw, string_to_number)."""
