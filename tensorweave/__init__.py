@@ -24,7 +24,7 @@ from tensorweave.ops.array import *  # noqa: F401,F403
 from tensorweave.ops.math import *  # noqa: F401,F403
 from tensorweave.ops.linalg.matrix import *  # noqa: F401,F403
 from tensorweave.ops.random.random_ops import *  # noqa: F401,F403
-from tensorweave.ops.control_flow.grouping import group, no_op, tuple  # noqa: F401
+from tensorweave.ops.control_flow import group, no_op, tuple  # noqa: F401
 from tensorweave.ops.control_flow.cond import case, cond  # noqa: F401
 from tensorweave.ops.control_flow.while_loop import while_loop  # noqa: F401
 from tensorweave.ops.control_flow.tensor_array import TensorArray  # noqa: F401

@@ -45,7 +45,7 @@ TIER2: dict[str, set[str]] = {
 
     "debugging": {"check_ops"},
 
-    "control_flow": {"cond", "while_loop", "functional_ops", "grad_state", "context_protos"},
+    "control_flow": {"contexts", "cond", "while_loop", "functional_ops", "tensor_array", "grad_state", "context_protos"},
 
     "random": set(),
 
@@ -65,7 +65,7 @@ TIER2: dict[str, set[str]] = {
 }
 
 # Tier-3 modules of each family besides grad.py.
-TIER3: dict[str, set[str]] = {"control_flow": {"tensor_array_grad"}}
+TIER3: dict[str, set[str]] = {}
 
 # (importing module, imported module) -> why the import must be late (a real cycle).
 LATE_IMPORTS: dict[tuple[str, str], str] = {

@@ -70,7 +70,7 @@ class Optimizer:
                           aggregation_method=aggregation_method,
                           colocate_gradients_with_ops=colocate_gradients_with_ops)
         if gate_gradients == self.GATE_GRAPH:
-            from tensorweave.ops.control_flow.grouping import tuple as tf_tuple
+            from tensorweave.ops.control_flow import tuple as tf_tuple
             dense = [g for g in grads if isinstance(g, Tensor)]
             gated = iter(tf_tuple(dense))
             grads = [next(gated) if isinstance(g, Tensor) else g for g in grads]

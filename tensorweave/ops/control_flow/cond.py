@@ -6,17 +6,23 @@ from __future__ import annotations
 from typing import Any, Callable, Optional, Sequence
 
 from tensorweave.framework import graph as _graph
+from tensorweave.framework import nest
 from tensorweave.framework.graph import Operation, Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.ops.control_flow import context_protos  # noqa: F401  (contexts travel in meta graphs)
-from tensorweave.ops.control_flow import nest, primitives
+from tensorweave.ops import math as math_ops
+from tensorweave.ops.array.joining import stack
+from tensorweave.ops.array.shaping import identity
+from tensorweave.ops.control_flow import (
+    context_protos,  # noqa: F401  (contexts travel in meta graphs)
+    primitives,
+)
 from tensorweave.ops.control_flow.contexts import CondContext
+from tensorweave.ops.debugging.logging_ops import Assert
 
 __all__ = ["cond", "case"]
 
 
 def _build_branch(fn: Callable[[], Any], context: CondContext) -> tuple[Any, list[Tensor]]:
-    from tensorweave.ops.array.shaping import identity
     context.enter()
     try:
         result = fn()
@@ -42,7 +48,6 @@ def cond(pred: Any, true_fn: Optional[Callable] = None, false_fn: Optional[Calla
          strict: bool = False, name: Optional[str] = None, fn1: Optional[Callable] = None,
          fn2: Optional[Callable] = None) -> Any:
     """Returns true_fn() if pred is true else false_fn(); only the taken branch's ops run."""
-    from tensorweave.ops.array.shaping import identity
     true_fn = true_fn if true_fn is not None else fn1
     false_fn = false_fn if false_fn is not None else fn2
     if not callable(true_fn) or not callable(false_fn):
@@ -82,7 +87,6 @@ def cond(pred: Any, true_fn: Optional[Callable] = None, false_fn: Optional[Calla
 def case(pred_fn_pairs: Any, default: Optional[Callable] = None, exclusive: bool = False, strict: bool = False,
          name: str = "case") -> Any:
     """The fn of the first true predicate (nested conds), else default()."""
-    from tensorweave.ops import math as math_ops
     pairs = list(pred_fn_pairs.items()) if isinstance(pred_fn_pairs, dict) else list(pred_fn_pairs)
     for p, f in pairs:
         if not callable(f):
@@ -93,8 +97,6 @@ def case(pred_fn_pairs: Any, default: Optional[Callable] = None, exclusive: bool
         pairs, default = pairs[:-1], pairs[-1][1]
     with _graph.name_scope(name, "case", [p for p, _ in pairs]):
         if exclusive and len(pairs) > 1:
-            from tensorweave.ops.array.shaping import identity
-            from tensorweave.ops.debugging.logging_ops import Assert
             count = math_ops.reduce_sum(math_ops.cast(_stack([p for p, _ in pairs]), "int32"))
             check = Assert(math_ops.less_equal(count, 1),
                            ["Input error: exclusive=True: more than 1 conditions evaluated as True:", count])
@@ -111,5 +113,4 @@ def _chain(p: Any, f: Callable, otherwise: Callable, strict: bool) -> Callable:
 
 
 def _stack(values: Sequence[Any]) -> Any:
-    from tensorweave.ops.array.joining import stack
     return stack(values)

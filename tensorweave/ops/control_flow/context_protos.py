@@ -18,9 +18,17 @@ from typing import Any, Optional
 
 from tensorweave.framework import graph as _graph
 from tensorweave.framework.graph import Operation, Tensor
-from tensorweave.framework.meta_graph import prepend_name_scope, register_proto_function, strip_name_scope
-from tensorweave.ops.control_flow.contexts import CondContext, in_context, WhileContext
-from tensorweave.ops.control_flow.control_flow_def import CondContextDef, ValuesDef, WhileContextDef
+from tensorweave.framework.meta_graph import (
+    prepend_name_scope,
+    register_proto_function,
+    strip_name_scope,
+)
+from tensorweave.ops.control_flow.contexts import CondContext, ControlFlowContext, WhileContext, in_context
+from tensorweave.ops.control_flow.control_flow_def import (
+    CondContextDef,
+    ValuesDef,
+    WhileContextDef,
+)
 
 __all__ = ["to_proto", "cond_from_proto", "while_from_proto"]
 
@@ -47,7 +55,7 @@ def _values_by_context(graph: Any) -> dict[Any, set[str]]:
     return values
 
 
-def _values_def(ctx: Any, values: dict[Any, set[str]], export_scope: Optional[str]) -> Any:
+def _values_def(ctx: ControlFlowContext, values: dict[Any, set[str]], export_scope: Optional[str]) -> Any:
     names = set(values.get(ctx, ()))
     external = {}
     for outside, inside in ctx._values.items():
@@ -61,7 +69,7 @@ def _values_def(ctx: Any, values: dict[Any, set[str]], export_scope: Optional[st
     return proto
 
 
-def _serializable(ctx: Any) -> bool:
+def _serializable(ctx: ControlFlowContext) -> bool:
     """Backward loops built by tf.gradients stay out (as in TF, their ops carry no context on
     import); so does a loop still being built."""
     if isinstance(ctx, WhileContext):
@@ -69,7 +77,7 @@ def _serializable(ctx: Any) -> bool:
     return isinstance(ctx, CondContext)
 
 
-def _context_def(ctx: Any, values: dict[Any, set[str]], export_scope: Optional[str]) -> Any:
+def _context_def(ctx: ControlFlowContext, values: dict[Any, set[str]], export_scope: Optional[str]) -> Any:
     strip = lambda name: strip_name_scope(name, export_scope)  # noqa: E731
     if isinstance(ctx, CondContext):
         proto = CondContextDef(context_name=strip(ctx.name), pred_name=strip(ctx.pred.name),
@@ -99,7 +107,7 @@ def _pivot_for_pred(ctx: WhileContext) -> Operation:
     return next(c for c in ctx.loop_enters[0].consumers() if c in ctx.loop_merges)
 
 
-def to_proto(ctx: Any, export_scope: Optional[str] = None) -> Any:
+def to_proto(ctx: ControlFlowContext, export_scope: Optional[str] = None) -> Any:
     """`ctx` (an outermost context) as a CondContextDef or WhileContextDef, names relative to
     `export_scope` (None when the context is outside it)."""
     if not _in_scope(ctx.name, export_scope) or not _serializable(ctx):
@@ -125,7 +133,7 @@ class _Resolver:
         return self.graph.get_operation_by_name(self.name(name).split(":")[0])
 
 
-def _restore_values(ctx: Any, values_def: Any, names: _Resolver, outside_ops: set[Operation]) -> None:
+def _restore_values(ctx: ControlFlowContext, values_def: Any, names: _Resolver, outside_ops: set[Operation]) -> None:
     """Sets the context of the ops `values_def` names and refills the context's map of outside
     tensors to their inside versions."""
     external = set(values_def.external_values)
@@ -144,7 +152,7 @@ def _restore_values(ctx: Any, values_def: Any, names: _Resolver, outside_ops: se
             ctx._values[inside] = inside
 
 
-def _restore_nested(ctx: Any, proto: Any, names: _Resolver) -> None:
+def _restore_nested(ctx: ControlFlowContext, proto: Any, names: _Resolver) -> None:
     with in_context(ctx):
         for wrapper in proto.nested_contexts:
             kind = wrapper.WhichOneof("ctxt")

@@ -14,6 +14,10 @@ import contextlib
 from typing import Any, Iterator, Optional
 
 from tensorweave.framework.graph import Operation, Tensor, get_default_graph
+from tensorweave.framework.op_def_library import apply_op
+from tensorweave.ops.array.constant import constant
+from tensorweave.ops.array.shaping import identity
+from tensorweave.ops.control_flow import primitives
 
 
 def output_context(op: Operation) -> Any:
@@ -24,7 +28,7 @@ def output_context(op: Operation) -> Any:
     return ctx
 
 
-def is_inside(ctx: Any, container: Any) -> bool:
+def is_inside(ctx: Optional["ControlFlowContext"], container: Any) -> bool:
     while ctx is not None:
         if ctx is container:
             return True
@@ -32,7 +36,7 @@ def is_inside(ctx: Any, container: Any) -> bool:
     return False
 
 
-def while_context_of(ctx: Any) -> Optional["WhileContext"]:
+def while_context_of(ctx: Optional["ControlFlowContext"]) -> Optional["WhileContext"]:
     """The innermost WhileContext enclosing `ctx` (itself if it is one)."""
     while ctx is not None and not isinstance(ctx, WhileContext):
         ctx = ctx.outer_context
@@ -40,7 +44,7 @@ def while_context_of(ctx: Any) -> Optional["WhileContext"]:
 
 
 @contextlib.contextmanager
-def in_context(ctx: Any) -> Iterator[None]:
+def in_context(ctx: Optional["ControlFlowContext"]) -> Iterator[None]:
     """Builds ops in `ctx` (None: outside every context), free of open control dependencies."""
     graph = get_default_graph()
     saved = graph._control_flow_context
@@ -53,7 +57,7 @@ def in_context(ctx: Any) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def entered(ctx: Any) -> Iterator[None]:
+def entered(ctx: Optional["ControlFlowContext"]) -> Iterator[None]:
     """Builds ops in `ctx`, keeping the control dependencies the caller opened."""
     graph = get_default_graph()
     saved = graph._control_flow_context
@@ -153,8 +157,6 @@ class ControlFlowContext:
         return markers
 
     def _inside_marker(self, c: Operation) -> Operation:
-        from tensorweave.ops.array.shaping import identity
-        from tensorweave.ops.array.constant import constant
         marker = self._markers.get(c)
         if marker is not None:
             return marker
@@ -186,8 +188,6 @@ class CondContext(ControlFlowContext):
         self.pivot = pivot.op
 
     def _route(self, t: Tensor) -> Tensor:
-        from tensorweave.framework.op_def_library import apply_op
-        from tensorweave.ops.control_flow import primitives
         if t.dtype.is_ref_dtype:  # a variable read inside a branch goes through RefSwitch, as in TF
             return apply_op(primitives.RefSwitch, data=t, pred=self.pred)[self.branch]
         return primitives.switch(t, self.pred)[self.branch]
@@ -224,8 +224,6 @@ class WhileContext(ControlFlowContext):
         return self._enter(t, True, None)
 
     def _enter(self, t: Tensor, is_constant: bool, name: Optional[str]) -> Tensor:
-        from tensorweave.framework.op_def_library import apply_op
-        from tensorweave.ops.control_flow import primitives
         op_def = primitives.RefEnter if t.dtype.is_ref_dtype else primitives.Enter
         return apply_op(op_def, name=name, data=t, frame_name=self.frame_name, is_constant=is_constant,
                         parallel_iterations=self.parallel_iterations)

@@ -24,8 +24,17 @@ interchangeable with TF's files.
 """
 from __future__ import annotations
 
-from tensorweave.lib.proto_schema import (BOOL, INT32, MANY, MESSAGE, ONE, STRING, add_fields, message_classes,
-                                          new_file)
+from tensorweave.lib.proto_schema import (
+    BOOL,
+    INT32,
+    MANY,
+    MESSAGE,
+    ONE,
+    STRING,
+    add_fields,
+    message_classes,
+    new_file,
+)
 
 _FILE = new_file("tensorweave/control_flow.proto")
 _values = _FILE.message_type.add(name="ValuesDef")

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from tensorweave.framework import graph as _graph
+from tensorweave.framework import nest
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape
-from tensorweave.ops.control_flow import nest
+from tensorweave.ops.array.shaping import shape
 from tensorweave.ops.control_flow.tensor_array import TensorArray
 from tensorweave.ops.control_flow.while_loop import while_loop
 
@@ -15,7 +16,6 @@ __all__ = ["map_fn", "foldl", "foldr", "scan"]
 
 
 def _unstacked(elems_flat: list[Any]) -> tuple[list[TensorArray], Any]:
-    from tensorweave.ops.array.shaping import shape
     n = shape(elems_flat[0])[0]
     static_n = elems_flat[0].shape[0].value if elems_flat[0].shape.ndims else None
     arrays = [TensorArray(e.dtype, size=n, element_shape=e.shape[1:] if e.shape.ndims else None,
@@ -57,7 +57,6 @@ def map_fn(fn: Callable[[Any], Any], elems: Any, dtype: Any = None, parallel_ite
 
 def _fold(fn: Callable[[Any, Any], Any], elems: Any, initializer: Any, parallel_iterations: int,
           back_prop: bool, swap_memory: bool, name: Optional[str], reverse: bool, kind: str) -> Any:
-    from tensorweave.ops.array.shaping import shape
     with _graph.name_scope(name, kind, nest.flatten(elems)):
         elems_flat = [convert_to_tensor(e) for e in nest.flatten(elems)]
         arrays, n = _unstacked(elems_flat)
@@ -103,7 +102,6 @@ def scan(fn: Callable[[Any, Any], Any], elems: Any, initializer: Any = None, par
          back_prop: bool = True, swap_memory: bool = False, infer_shape: bool = True, reverse: bool = False,
          name: Optional[str] = None) -> Any:
     """The sequence of accumulated values of foldl (foldr when reverse), stacked."""
-    from tensorweave.ops.array.shaping import shape
     with _graph.name_scope(name, "scan", nest.flatten(elems)):
         elems_flat = [convert_to_tensor(e) for e in nest.flatten(elems)]
         n = shape(elems_flat[0])[0]

@@ -24,17 +24,28 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from tensorweave.framework.graph import Operation, Tensor, get_default_graph
+from tensorweave.ops import array as array_ops
+from tensorweave.ops import math as math_ops
+from tensorweave.ops.array.constant import constant
+from tensorweave.ops.array.creation import zeros, zeros_like
 from tensorweave.ops.control_flow import primitives, stack_ops
 from tensorweave.ops.control_flow.contexts import (
-    CondContext, in_context, is_inside, is_loop_constant_enter, is_loop_exit, is_loop_switch,
-    output_context, while_context_of, WhileContext)
+    CondContext,
+    ControlFlowContext,
+    WhileContext,
+    in_context,
+    is_inside,
+    is_loop_constant_enter,
+    is_loop_exit,
+    is_loop_switch,
+    output_context,
+    while_context_of,
+)
 
 
 def _forward_counter(forward: WhileContext) -> tuple[Tensor, Operation]:
     """A loop variable counting the forward loop's iterations: returns (the trip count, the
     counter's NextIteration op, which each iteration's stack pushes must precede)."""
-    from tensorweave.ops import math as math_ops
-    from tensorweave.ops.array.constant import constant
     with in_context(forward.outer_context):
         zero = constant(0, name="f_count")
     enter = forward.add_loop_enter(zero, name="f_count")
@@ -50,8 +61,6 @@ def _forward_counter(forward: WhileContext) -> tuple[Tensor, Operation]:
 def _backward_counter(grad_ctx: WhileContext, count: Tensor) -> Operation:
     """The backward loop's predicate: count down from the forward trip count to zero. Sets the
     context's loop_cond and pivots; returns the counter's NextIteration op."""
-    from tensorweave.ops import math as math_ops
-    from tensorweave.ops.array.constant import constant
     enter = grad_ctx.add_loop_enter(count, name="b_count")
     grad_ctx.loop_enters.append(enter)
     with in_context(grad_ctx):
@@ -69,7 +78,7 @@ def _backward_counter(grad_ctx: WhileContext, count: Tensor) -> Operation:
     return following.op
 
 
-def _enclosing_cond(ctx: Any, loop: WhileContext) -> Optional[CondContext]:
+def _enclosing_cond(ctx: ControlFlowContext, loop: WhileContext) -> Optional[CondContext]:
     """The innermost cond branch between `ctx` and `loop` (None if `ctx` is the loop itself)."""
     while ctx is not None and ctx is not loop:
         if isinstance(ctx, CondContext):
@@ -168,7 +177,6 @@ class GradLoopState:
         elif op.type == "Const":
             # A constant inside the forward frame (TF's graphs keep them there): made again; the
             # backward loop hoists it (WhileContext.add_op), so it enters as an invariant.
-            from tensorweave.ops.array.constant import constant
             with in_context(self.grad_context):
                 real = constant(op.get_attr("value"), dtype=value.dtype.base_dtype)
             real = self.grad_context.add_value(real)
@@ -181,7 +189,6 @@ class GradLoopState:
     def add_backprop_accumulator(self, enter: Operation, grad: Tensor) -> Tensor:
         """Sums a loop invariant's gradient over the backward iterations: a backward loop
         variable starting at zero (what the gradient is if the loop ran zero times)."""
-        from tensorweave.ops import math as math_ops
         grad_ctx = self.grad_context
         start = zeros_shaped_like(enter.inputs[0], grad_ctx.outer_context, grad.dtype.base_dtype)
         acc = grad_ctx.add_loop_enter(start, name="b_acc")
@@ -195,12 +202,10 @@ class GradLoopState:
         return result
 
 
-def zeros_shaped_like(value: Tensor, ctx: Any, dtype: Any = None) -> Tensor:
+def zeros_shaped_like(value: Tensor, ctx: ControlFlowContext, dtype: Any = None) -> Tensor:
     """Zeros shaped like `value`, built in `ctx`. A shape known only at run time is computed
     next to `value` and read in `ctx` through the usual routing (its history, in a backward
     loop)."""
-    from tensorweave.ops import array as array_ops
-    from tensorweave.ops.array.creation import zeros
     dtype = dtype or value.dtype.base_dtype
     if value.shape.is_fully_defined():
         with in_context(ctx):
@@ -321,6 +326,5 @@ def zeros_for_output(op: Operation, index: int, loop_state: Optional[ControlFlow
     if state is None:
         # A ZerosLike op (not a filled constant) lets gradient functions see the zero and skip
         # work, as TF's IsZero does; it is pruned when they do.
-        from tensorweave.ops.array.creation import zeros_like
         return zeros_like(op.outputs[index], optimize=False)
     return zeros_shaped_like(op.outputs[index], ctx)

@@ -1,11 +1,13 @@
-"""NoOp, `tf.group` and `tf.tuple`: control dependencies as graph structure."""
+"""NoOp and `tf.group`: control dependencies as graph structure (`tf.tuple` is in the family's
+__init__, since it needs array's Identity)."""
 from __future__ import annotations
 
 import builtins
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
 from tensorweave.framework import graph as _graph
 from tensorweave.framework.graph import Operation, Tensor
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.ops import _util
@@ -14,7 +16,7 @@ NoOp = define_op("NoOp", shape_fn=_util.no_outputs)
 
 
 @NoOp.kernel()
-def _no_op_kernel(ctx: Any) -> Any:
+def _no_op_kernel(ctx: KernelContext) -> Any:
     return lambda: None
 
 
@@ -51,19 +53,3 @@ def group(*inputs: Any, name: Optional[str] = None) -> Operation:
     with graph.as_default(), graph.name_scope(name or "group_deps") as scope:
         with graph.control_dependencies(ops):
             return no_op(name=scope)
-
-
-def tuple(tensors: Sequence[Any], name: Optional[str] = None,  # noqa: A001  (TF's name)
-          control_inputs: Optional[Sequence[Any]] = None) -> list[Any]:
-    """Tensors with the same values as `tensors`, each available only after all are computed."""
-    from tensorweave.ops.array.shaping import identity
-    present = [t for t in tensors if t is not None]
-    graph = present[0].graph if present else _graph.get_default_graph()
-    with graph.as_default(), graph.name_scope(name or "tuple") as scope:
-        gate = group(*present, *(control_inputs or []), name=None)
-        result = []
-        with graph.control_dependencies([gate]):
-            for t in tensors:
-                result.append(None if t is None else identity(t))
-        del scope
-        return result

@@ -5,18 +5,19 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from tensorweave.framework.graph import Operation
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.ops import _util
 
 
-def _switch_shape(op: Any) -> list[TensorShape]:
+def _switch_shape(op: Operation) -> list[TensorShape]:
     op.inputs[1].shape.with_rank(0)
     return [op.inputs[0].shape, op.inputs[0].shape]
 
 
-def _merge_shape(op: Any) -> list[TensorShape]:
+def _merge_shape(op: Operation) -> list[TensorShape]:
     shape = op.inputs[0].shape
     for t in op.inputs[1:]:
         shape = shape.most_specific_compatible_shape(t.shape)

@@ -20,6 +20,7 @@ import numpy as np
 
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import errors
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
@@ -97,7 +98,7 @@ StackCloseV2 = define_op("StackCloseV2", inputs=["handle: resource"], shape_fn=_
 
 
 @StackV2.kernel()
-def _stack_kernel(ctx: Any) -> Any:
+def _stack_kernel(ctx: KernelContext) -> Any:
     name = ctx.attr("stack_name") or ctx.node_name
     node = ctx.node_name
 
@@ -110,7 +111,7 @@ def _stack_kernel(ctx: Any) -> Any:
 
 
 @StackPushV2.kernel()
-def _push_kernel(ctx: Any) -> Any:
+def _push_kernel(ctx: KernelContext) -> Any:
     # swap_memory moves GPU values to host memory in TF; CPU values already live there.
     def push(step: Any, handle: Any, value: Any) -> Any:
         state_of(handle).push(step.iteration, value)
@@ -120,12 +121,12 @@ def _push_kernel(ctx: Any) -> Any:
 
 
 @StackPopV2.kernel()
-def _pop_kernel(ctx: Any) -> Any:
+def _pop_kernel(ctx: KernelContext) -> Any:
     return lambda handle: state_of(handle).pop()
 
 
 @StackCloseV2.kernel()
-def _close_kernel(ctx: Any) -> Any:
+def _close_kernel(ctx: KernelContext) -> Any:
     def close(handle: Any) -> None:
         state_of(handle).close()
     return close

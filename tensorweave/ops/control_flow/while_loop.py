@@ -6,11 +6,16 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from tensorweave.framework import graph as _graph
+from tensorweave.framework import nest
 from tensorweave.framework.graph import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import as_shape
-from tensorweave.ops.control_flow import context_protos  # noqa: F401  (contexts travel in meta graphs)
-from tensorweave.ops.control_flow import nest, primitives
+from tensorweave.ops import math as math_ops
+from tensorweave.ops.array.shaping import identity
+from tensorweave.ops.control_flow import (
+    context_protos,  # noqa: F401  (contexts travel in meta graphs)
+    primitives,
+)
 from tensorweave.ops.control_flow.contexts import WhileContext
 from tensorweave.ops.control_flow.tensor_array import TensorArray
 
@@ -46,7 +51,6 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
                swap_memory: bool = False, name: Optional[str] = None,
                maximum_iterations: Any = None, return_same_structure: bool = False) -> Any:
     """Repeats `body` while `cond` is true; returns the final loop variables."""
-    from tensorweave.ops import math as math_ops
     if not callable(cond) or not callable(body):
         raise TypeError("cond and body must be callable.")
     if parallel_iterations < 1:
@@ -90,7 +94,6 @@ def _build_loop(context: WhileContext, cond: Callable[..., Any], body: Callable[
                 templates: list[Any], flat: list[Tensor], invariants: list[Any]) -> list[Tensor]:
     """Enter -> Merge -> (cond) LoopCond -> Switch -> body -> NextIteration -> Merge, and the
     Switches' false outputs -> Exit; returns the Exits."""
-    from tensorweave.ops.array.shaping import identity
     enters = _enter_loop_vars(context, flat, invariants)
     merges = [primitives.merge([e, e])[0] for e in enters]
     context.pivot = context.pivot_for_pred = merges[0].op

@@ -18,7 +18,7 @@ from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.tensor_conversion import is_tensor
 from tensorweave.ops import _util
 from tensorweave.ops._util import shape_error
-from tensorweave.ops.control_flow import nest
+from tensorweave.framework import nest
 from tensorweave.ops.strings.string_ops import string_format
 
 __all__ = ["Assert", "Print", "print"]

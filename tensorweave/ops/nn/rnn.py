@@ -9,7 +9,7 @@ from typing import Any, Optional, Sequence
 
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape
-from tensorweave.ops.control_flow import nest
+from tensorweave.framework import nest
 from tensorweave.ops.control_flow.tensor_array import TensorArray
 from tensorweave.ops.control_flow.while_loop import while_loop
 from tensorweave.ops.state.variable_scope import variable_scope

@@ -11,7 +11,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from tensorweave.framework import graph as _graph
 from tensorweave.ops.state import init_ops
-from tensorweave.ops.control_flow import nest
+from tensorweave.framework import nest
 from tensorweave.ops.state.variable_scope import get_variable, variable_scope
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",

@@ -26,7 +26,8 @@ from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.ops import _util, array as array_ops
 from tensorweave.ops.queues import queue_resource as qr
-from tensorweave.ops.control_flow import grouping, nest
+from tensorweave.framework import nest
+from tensorweave.ops.control_flow import grouping
 
 __all__ = ["CriticalSection"]
 
@@ -228,7 +229,8 @@ class CriticalSection:
                 with _graph.colocate_with(self._handle):
                     released = consume_mutex_lock(lock)
                 tensors = [x for x in flat if isinstance(x, Tensor)]
-                grouped = iter(grouping.tuple(tensors)) if tensors else iter(())
+                from tensorweave.ops import control_flow  # on use: the control_flow package imports state
+                grouped = iter(control_flow.tuple(tensors)) if tensors else iter(())
                 flat = [next(grouped) if isinstance(x, Tensor) else x for x in flat]
             with _graph.control_dependencies([released]):
                 outputs = [_identity(x) for x in flat]

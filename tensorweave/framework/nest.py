@@ -1,5 +1,5 @@
-"""Flattening and re-packing nested structures (lists, tuples, namedtuples, dicts) of tensors,
-for cond and while_loop outputs and loop variables."""
+"""Flattening and re-packing nested structures (lists, tuples, namedtuples, dicts) of tensors:
+cond and while_loop outputs, loop variables, RNN states, print arguments (TF's util.nest)."""
 from __future__ import annotations
 
 from typing import Any, Iterator
