@@ -12,7 +12,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import heapq
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Sequence
 
 from tensorweave.framework.graph import Operation, Tensor
 from tensorweave.framework.indexed_slices import IndexedSlices
@@ -27,6 +27,7 @@ from tensorweave.ops.control_flow.grad_state import ControlFlowState, zeros_for_
 from tensorweave.ops.control_flow import grad as _control_flow_grad  # noqa: F401
 from tensorweave.ops.math import grad as _math_grad  # noqa: F401
 from tensorweave.ops.nn import grad as _nn_grad  # noqa: F401
+from tensorweave.framework.op_def import registered_ops
 
 __all__ = ["gradients", "RegisterGradient", "NoGradient", "NotDifferentiable", "AggregationMethod",
            "UnconnectedGradients", "hessians"]
@@ -44,7 +45,6 @@ class RegisterGradient:
         self._op_type = op_type
 
     def __call__(self, fn: Callable) -> Callable:
-        from tensorweave.framework.op_def import registered_ops
         built_in = registered_ops().get(self._op_type)
         if self._op_type in _CUSTOM_GRADIENTS or (built_in is not None and built_in.gradient_fn is not None):
             raise KeyError(f"Registering two gradient with name '{self._op_type}'!")

@@ -71,6 +71,10 @@ TIER3: dict[str, set[str]] = {}
 LATE_IMPORTS: dict[tuple[str, str], str] = {
     ("tensorweave.framework.op_def", "tensorweave.framework.tensor_conversion"):
         "tensor_conversion imports graph, which imports op_def",
+    ("tensorweave.framework.graph", "tensorweave.framework.op_def_library"):
+        "op_def_library builds on Graph, Tensor and Operation from graph",
+    ("tensorweave.framework.tensor_proto", "tensorweave.framework.tensor_conversion"):
+        "tensor_conversion imports graph, which imports graph_def, which imports tensor_proto",
 }
 
 _LAYER_OF_TOP = {"framework": 0, "lib": 0, "ops": 1, "gradients": 2, "runtime": 3, "training": 4}

@@ -17,6 +17,8 @@ from tensorweave.framework import scopes
 from tensorweave.framework.device_spec import parse_device
 from tensorweave.framework.op_def import OpDef, get_op_def
 from tensorweave.framework.tensor_shape import TensorShape, as_shape, unknown_shape
+from tensorweave.framework import default_session
+from tensorweave.framework.graph_def import graph_to_graph_def, node_def
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _CONTEXTLIB_FILE = contextlib.__file__
@@ -87,7 +89,6 @@ class Tensor:
         return list(self._consumers)
 
     def eval(self, feed_dict: Any = None, session: Any = None) -> Any:
-        from tensorweave.framework import default_session
         return default_session.run_with_default(self, feed_dict, session)
 
     def __repr__(self) -> str:
@@ -242,13 +243,11 @@ class Operation:
         self._graph._structure_version += 1
 
     def run(self, feed_dict: Any = None, session: Any = None) -> None:
-        from tensorweave.framework import default_session
         default_session.run_with_default(self, feed_dict, session)
 
     @property
     def node_def(self) -> Any:
         """This op as a NodeDef protobuf (framework/graph_def.py)."""
-        from tensorweave.framework.graph_def import node_def
         return node_def(self)
 
     def __repr__(self) -> str:
@@ -414,8 +413,9 @@ class Graph:
                   input_types: Any = None, name: Optional[str] = None, attrs: Any = None,
                   op_def: Any = None, compute_shapes: bool = True, compute_device: bool = True) -> Operation:
         """TF1's low-level Graph.create_op, by op type name."""
-        from tensorweave.framework.op_def_library import infer_attrs_and_output_dtypes
         definition = get_op_def(op_type)
+        # late: op_def_library builds on Graph/Tensor/Operation from this module
+        from tensorweave.framework.op_def_library import infer_attrs_and_output_dtypes
         full_attrs, out_dtypes = infer_attrs_and_output_dtypes(definition, list(inputs), dict(attrs or {}))
         if dtypes is not None:
             out_dtypes = [_dtypes.as_dtype(d) for d in dtypes]
@@ -424,7 +424,6 @@ class Graph:
     # -- serialization --------------------------------------------------------------------------
     def as_graph_def(self, from_version: Optional[int] = None, add_shapes: bool = False) -> Any:
         """The GraphDef protobuf of this graph (framework/graph_def.py)."""
-        from tensorweave.framework.graph_def import graph_to_graph_def
         return graph_to_graph_def(self, from_version, add_shapes)
 
     # -- lookup ---------------------------------------------------------------------------------

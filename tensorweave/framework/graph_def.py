@@ -19,6 +19,7 @@ from tensorboard.compat.proto import attr_value_pb2, graph_pb2, node_def_pb2, te
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework.tensor_proto import make_ndarray, ndarray_to_proto
 from tensorweave.framework.tensor_shape import TensorShape, as_shape
+from tensorweave.lib.atomic_write import atomic_write
 
 __all__ = ["GraphDef", "NodeDef", "AttrValue", "graph_to_graph_def", "write_graph",
            "attr_to_proto", "attr_from_proto", "GRAPH_DEF_VERSION"]
@@ -254,7 +255,6 @@ def write_graph(graph_or_graph_def: Any, logdir: str, name: str, as_text: bool =
     text or binary protobuf, replacing the file atomically; returns the path (TF1's
     tf.train.write_graph / tf.io.write_graph)."""
     from google.protobuf.message import Message
-    from tensorweave.lib.atomic_write import atomic_write
     proto = graph_or_graph_def
     if hasattr(graph_or_graph_def, "as_graph_def"):
         proto = graph_or_graph_def.as_graph_def()

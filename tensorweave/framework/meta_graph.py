@@ -22,6 +22,8 @@ from tensorboard.compat.proto import meta_graph_pb2, op_def_pb2
 from tensorweave.framework import graph as _graph
 from tensorweave.framework.graph_def import attr_to_proto, graph_to_graph_def
 from tensorweave.framework.op_def import OpDef, get_op_def
+from tensorweave.framework.graph_def import write_graph
+from tensorweave.framework.importer import import_graph_def
 
 __all__ = ["MetaGraphDef", "register_proto_function", "create_meta_graph_def", "export_scoped_meta_graph",
            "import_scoped_meta_graph", "import_scoped_meta_graph_with_return_elements",
@@ -300,7 +302,6 @@ def export_scoped_meta_graph(filename: Optional[str] = None, graph_def: Any = No
     if clear_extraneous_savers and saver_def is not None:
         meta_graph_def.collection_def.pop("savers", None)
     if filename:
-        from tensorweave.framework.graph_def import write_graph
         write_graph(meta_graph_def, os.path.dirname(filename), os.path.basename(filename), as_text)
     var_list = {}
     for v in graph.get_collection(_graph.GraphKeys.GLOBAL_VARIABLES):
@@ -338,7 +339,6 @@ def import_scoped_meta_graph_with_return_elements(
         return_elements: Optional[Sequence[str]] = None) -> tuple[dict[str, Any], Any]:
     """Recreates the graph and collections of a MetaGraphDef (or file) in `graph`, under
     `import_scope`; returns (imported variables by name, requested return elements)."""
-    from tensorweave.framework.importer import import_graph_def
     meta_graph_def = (meta_graph_or_file if isinstance(meta_graph_or_file, meta_graph_pb2.MetaGraphDef)
                       else read_meta_graph_file(meta_graph_or_file))
     graph = graph or _graph.get_default_graph()

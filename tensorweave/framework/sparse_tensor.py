@@ -13,6 +13,7 @@ from tensorweave.framework import tensor_util
 from tensorweave.framework.graph import Graph, Operation, Tensor, name_scope
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape
+from tensorweave.framework import default_session
 
 __all__ = ["SparseTensor", "SparseTensorValue"]
 
@@ -87,7 +88,6 @@ class SparseTensor:
 
     def eval(self, feed_dict: Any = None, session: Any = None) -> SparseTensorValue:
         """The value in `session` (default: the default session), as a SparseTensorValue."""
-        from tensorweave.framework import default_session
         return default_session.run_with_default(self, feed_dict, session)
 
     def __repr__(self) -> str:

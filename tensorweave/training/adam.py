@@ -9,6 +9,7 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.ops.state import training_ops, variable_ops as state_ops
 from tensorweave.ops.control_flow.grouping import group
 from tensorweave.training.optimizer import Optimizer
+from tensorweave.ops import math as math_ops
 
 
 class AdamOptimizer(Optimizer):
@@ -40,7 +41,6 @@ class AdamOptimizer(Optimizer):
 
     def _apply_sparse(self, grad: Any, var: Any) -> Any:
         """TF1's sparse Adam: the moments decay everywhere, gradients are added at the rows."""
-        from tensorweave.ops import math as math_ops
         b1p, b2p = self._powers(var.graph)
         h = self._hyper
         lr, beta1, beta2, eps = (h(self._lr, "lr", var), h(self._beta1, "beta1", var),

@@ -21,6 +21,18 @@ from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, as_shape
 from tensorweave.training.queue_runner import QueueRunner, add_queue_runner
+from tensorweave.ops.array.constant import constant
+from tensorweave.ops.array.creation import range as range_op
+from tensorweave.ops.array.shaping import identity, shape, size
+from tensorweave.ops.array.slicing import gather
+from tensorweave.ops.debugging.logging_ops import Assert
+from tensorweave.ops.io.file_io import matching_files
+from tensorweave.ops.math.cast import cast
+from tensorweave.ops.math.elementwise import greater, maximum
+from tensorweave.ops.queues import queue_ops
+from tensorweave.ops.random.random_ops import random_shuffle
+from tensorweave.ops.state.variable_ops import count_up_to
+from tensorweave.ops.state.variables import Variable
 
 __all__ = ["match_filenames_once", "limit_epochs", "input_producer", "string_input_producer",
            "range_input_producer", "slice_input_producer", "batch", "batch_join", "shuffle_batch",
@@ -28,7 +40,6 @@ __all__ = ["match_filenames_once", "limit_epochs", "input_producer", "string_inp
 
 
 def _queue_ops() -> Any:
-    from tensorweave.ops.queues import queue_ops
     return queue_ops
 
 
@@ -47,8 +58,6 @@ def _summary_scalar(name: str, value: Tensor) -> None:
 def match_filenames_once(pattern: Any, name: Optional[str] = None) -> Any:
     """A local variable holding the files matching the glob `pattern` (or list of patterns),
     computed once when local variables are initialized."""
-    from tensorweave.ops.io.file_io import matching_files
-    from tensorweave.ops.state.variables import Variable
     with _graph.name_scope(name, "matching_filenames", [pattern]) as scope:
         return Variable(matching_files(pattern), trainable=False, validate_shape=False,
                         name=scope,
@@ -63,10 +72,6 @@ def limit_epochs(tensor: Any, num_epochs: Optional[int] = None, name: Optional[s
         return tensor
     if num_epochs <= 0:
         raise ValueError(f"num_epochs must be > 0 not {num_epochs}.")
-    from tensorweave.ops.array.shaping import identity
-    from tensorweave.ops.state.variable_ops import count_up_to
-    from tensorweave.ops.state.variables import Variable
-    from tensorweave.ops.array.constant import constant
     with _graph.name_scope(name, "limit_epochs", [tensor]) as scope:
         epochs = Variable(constant(0, dtype=_dtypes.int64), name="epochs", trainable=False,
                           collections=[GraphKeys.LOCAL_VARIABLES])
@@ -81,7 +86,6 @@ def input_producer(input_tensor: Any, element_shape: Any = None, num_epochs: Opt
                    name: Optional[str] = None, cancel_op: Any = None) -> Any:
     """A FIFOQueue fed with the rows of `input_tensor` (shuffled each epoch with `shuffle`),
     for `num_epochs` epochs or forever; its QueueRunner is added to the graph."""
-    from tensorweave.ops.random.random_ops import random_shuffle
     with _graph.name_scope(name, "input_producer", [input_tensor]):
         input_tensor = convert_to_tensor(input_tensor, name="input_tensor")
         row_shape = input_tensor.shape.with_rank_at_least(1)[1:]
@@ -104,8 +108,6 @@ def input_producer(input_tensor: Any, element_shape: Any = None, num_epochs: Opt
 
 
 def _fraction(size: Tensor, offset: int, span: int) -> Tensor:
-    from tensorweave.ops.math.cast import cast
-    from tensorweave.ops.math.elementwise import maximum
     over = maximum(0, size - offset) if offset else size
     return cast(over, _dtypes.float32) * (1.0 / span)
 
@@ -118,9 +120,6 @@ def string_input_producer(string_tensor: Any, num_epochs: Optional[int] = None, 
     not_null_err = "string_input_producer requires a non-null input tensor"
     if not isinstance(string_tensor, Tensor) and not len(string_tensor):
         raise ValueError(not_null_err)
-    from tensorweave.ops.array.shaping import identity, size
-    from tensorweave.ops.debugging.logging_ops import Assert
-    from tensorweave.ops.math.elementwise import greater
     with _graph.name_scope(name, "input_producer", [string_tensor]) as scope:
         string_tensor = convert_to_tensor(string_tensor, dtype=_dtypes.string)
         with _graph.control_dependencies([Assert(greater(size(string_tensor), 0), [not_null_err])]):
@@ -135,7 +134,6 @@ def range_input_producer(limit: Any, num_epochs: Optional[int] = None, shuffle: 
                          seed: Optional[int] = None, capacity: int = 32, shared_name: Optional[str] = None,
                          name: Optional[str] = None) -> Any:
     """A queue of the integers 0 .. limit-1, repeated for `num_epochs` epochs (None: forever)."""
-    from tensorweave.ops.array.creation import range as range_op
     with _graph.name_scope(name, "input_producer", [limit]) as scope:
         return input_producer(range_op(limit), [], num_epochs, shuffle, seed, capacity, shared_name,
                               f"fraction_of_{capacity}_full", scope)
@@ -146,8 +144,6 @@ def slice_input_producer(tensor_list: Sequence[Any], num_epochs: Optional[int] =
                          name: Optional[str] = None) -> list:
     """Produces one row of every tensor in `tensor_list` at a time (the same row index for all,
     from a range_input_producer over dimension 0)."""
-    from tensorweave.ops.array.shaping import shape
-    from tensorweave.ops.array.slicing import gather
     with _graph.name_scope(name, "input_producer", list(tensor_list)):
         tensors = [convert_to_tensor(t) for t in tensor_list]
         if not tensors:

@@ -8,10 +8,10 @@ from typing import Any, Optional, Sequence
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import graph as _graph
 from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.ops import math as math_ops
 
 
 def _floats(*values: Any) -> list[Any]:
-    from tensorweave.ops import math as math_ops
     out = []
     for v in values:
         t = convert_to_tensor(v)
@@ -24,7 +24,6 @@ def exponential_decay(learning_rate: Any, global_step: Any, decay_steps: Any, de
     """learning_rate * decay_rate ^ (global_step / decay_steps), floored when staircase."""
     if global_step is None:
         raise ValueError("global_step is required for exponential_decay.")
-    from tensorweave.ops import math as math_ops
     with _graph.name_scope(name, "ExponentialDecay", [learning_rate, global_step, decay_steps, decay_rate]) as scope:
         lr, step, steps, rate = _floats(learning_rate, global_step, decay_steps, decay_rate)
         p = step / steps
@@ -35,7 +34,6 @@ def exponential_decay(learning_rate: Any, global_step: Any, decay_steps: Any, de
 
 def inverse_time_decay(learning_rate: Any, global_step: Any, decay_steps: Any, decay_rate: Any,
                        staircase: bool = False, name: Optional[str] = None) -> Any:
-    from tensorweave.ops import math as math_ops
     with _graph.name_scope(name, "InverseTimeDecay", [learning_rate, global_step]) as scope:
         lr, step, steps, rate = _floats(learning_rate, global_step, decay_steps, decay_rate)
         p = step / steps
@@ -46,7 +44,6 @@ def inverse_time_decay(learning_rate: Any, global_step: Any, decay_steps: Any, d
 
 def natural_exp_decay(learning_rate: Any, global_step: Any, decay_steps: Any, decay_rate: Any,
                       staircase: bool = False, name: Optional[str] = None) -> Any:
-    from tensorweave.ops import math as math_ops
     with _graph.name_scope(name, "NaturalExpDecay", [learning_rate, global_step]) as scope:
         lr, step, steps, rate = _floats(learning_rate, global_step, decay_steps, decay_rate)
         p = step / steps
@@ -57,7 +54,6 @@ def natural_exp_decay(learning_rate: Any, global_step: Any, decay_steps: Any, de
 
 def polynomial_decay(learning_rate: Any, global_step: Any, decay_steps: Any, end_learning_rate: Any = 0.0001,
                      power: Any = 1.0, cycle: bool = False, name: Optional[str] = None) -> Any:
-    from tensorweave.ops import math as math_ops
     with _graph.name_scope(name, "PolynomialDecay", [learning_rate, global_step]) as scope:
         lr, step, steps, end, pw = _floats(learning_rate, global_step, decay_steps, end_learning_rate, power)
         if cycle:
@@ -73,7 +69,6 @@ def piecewise_constant(x: Any, boundaries: Sequence[Any], values: Sequence[Any],
     """values[i] while boundaries[i-1] < x <= boundaries[i] (values has one more entry)."""
     if len(values) != len(boundaries) + 1:
         raise ValueError("The length of boundaries should be 1 less than the length of values")
-    from tensorweave.ops import math as math_ops
     with _graph.name_scope(name, "PiecewiseConstant", [x]) as scope:
         x = convert_to_tensor(x)
         vals = [convert_to_tensor(v) for v in values]
@@ -91,7 +86,6 @@ def cosine_decay(learning_rate: Any, global_step: Any, decay_steps: Any, alpha: 
     decay_steps)) + alpha) (Loshchilov & Hutter's SGDR without restarts)."""
     if global_step is None:
         raise ValueError("cosine decay requires global_step")
-    from tensorweave.ops import math as math_ops
     with _graph.name_scope(name, "CosineDecay", [learning_rate, global_step]) as scope:
         lr, step, steps, a = _floats(learning_rate, global_step, decay_steps, alpha)
         step = math_ops.minimum(step, steps)
@@ -106,7 +100,6 @@ def linear_cosine_decay(learning_rate: Any, global_step: Any, decay_steps: Any, 
     at decay_steps."""
     if global_step is None:
         raise ValueError("linear cosine decay requires global_step")
-    from tensorweave.ops import math as math_ops
     with _graph.name_scope(name, "LinearCosineDecay", [learning_rate, global_step]) as scope:
         lr, step, steps, periods, a, b = _floats(learning_rate, global_step, decay_steps, num_periods, alpha, beta)
         step = math_ops.minimum(step, steps)

@@ -9,6 +9,12 @@ from tensorweave.framework import graph as _graph
 from tensorweave.framework.graph import GraphKeys
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops.state.variables import Variable
+from tensorweave.ops import array as array_ops, math as math_ops
+from tensorweave.ops.control_flow.grouping import group
+from tensorweave.ops.state import variable_ops as state_ops
+from tensorweave.ops.state.init_ops import zeros_initializer
+from tensorweave.ops.state.variable_scope import get_variable, variable_scope
+from tensorweave.ops.state.variables import global_variables, moving_average_variables, trainable_variables
 
 __all__ = ["ExponentialMovingAverage", "assign_moving_average"]
 
@@ -18,10 +24,6 @@ _FLOATS = (_dtypes.float16, _dtypes.float32, _dtypes.float64)
 def _zero_debias(unbiased: Any, value: Any, one_minus_decay: Any) -> Any:
     """The delta that sets `unbiased` to biased / (1 - decay^t), where `biased` is the plain
     moving average started from zero and t counts the updates (Adam's bias correction)."""
-    from tensorweave.ops import array as array_ops, math as math_ops
-    from tensorweave.ops.state import variable_ops as state_ops
-    from tensorweave.ops.state.variable_scope import get_variable, variable_scope
-    from tensorweave.ops.state.init_ops import zeros_initializer
     with variable_scope(unbiased.op.name, values=[unbiased, value, one_minus_decay]):
         with _graph.name_scope(None), _graph.get_default_graph().colocate_with(unbiased.op):
             dtype = unbiased.dtype.base_dtype
@@ -39,8 +41,6 @@ def assign_moving_average(variable: Any, value: Any, decay: Any, zero_debias: bo
                           name: Optional[str] = None) -> Any:
     """variable -= (1 - decay) * (variable - value), i.e. variable = decay * variable + (1 -
     decay) * value; with zero_debias the result is divided by (1 - decay^t)."""
-    from tensorweave.ops import math as math_ops
-    from tensorweave.ops.state import variable_ops as state_ops
     with _graph.name_scope(name, "AssignMovingAvg", [variable, value, decay]) as scope:
         with _graph.get_default_graph().colocate_with(variable.op):
             dtype = variable.dtype.base_dtype
@@ -82,7 +82,6 @@ class ExponentialMovingAverage:
                                   dtype=var.dtype.base_dtype)
                 _graph.add_to_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, var)
                 return shadow, False
-            from tensorweave.ops import array as array_ops
             shape = var.get_shape()
             if not shape.is_fully_defined():
                 raise ValueError(f"The shape of {var.name} must be fully defined to keep its moving average, "
@@ -94,9 +93,6 @@ class ExponentialMovingAverage:
     def apply(self, var_list: Optional[Sequence[Any]] = None) -> Any:
         """Creates shadow variables for `var_list` (default: the trainable variables) and returns
         an op that updates all their moving averages."""
-        from tensorweave.ops import math as math_ops
-        from tensorweave.ops.control_flow.grouping import group
-        from tensorweave.ops.state.variables import trainable_variables
         var_list = list(trainable_variables() if var_list is None else var_list)
         debiased = set()
         for var in var_list:
@@ -130,8 +126,6 @@ class ExponentialMovingAverage:
     def variables_to_restore(self, moving_avg_variables: Optional[Sequence[Any]] = None) -> dict[str, Any]:
         """A Saver var_list that restores each moving average into its variable: {shadow name:
         variable}, plus {name: variable} for the other global variables."""
-        from tensorweave.ops.state.variables import (
-            global_variables, moving_average_variables, trainable_variables)
         if moving_avg_variables is None:
             moving_avg_variables = trainable_variables() + moving_average_variables()
         averaged = list({id(v): v for v in moving_avg_variables}.values())

@@ -12,6 +12,8 @@ from tensorweave.gradients import gradients
 from tensorweave.ops.state import variable_ops as state_ops
 from tensorweave.ops.control_flow.grouping import group
 from tensorweave.ops.state.variables import trainable_variables, Variable
+from tensorweave.ops import array as array_ops, math as math_ops
+from tensorweave.ops.control_flow import tuple as tf_tuple
 
 
 class Optimizer:
@@ -70,7 +72,6 @@ class Optimizer:
                           aggregation_method=aggregation_method,
                           colocate_gradients_with_ops=colocate_gradients_with_ops)
         if gate_gradients == self.GATE_GRAPH:
-            from tensorweave.ops.control_flow import tuple as tf_tuple
             dense = [g for g in grads if isinstance(g, Tensor)]
             gated = iter(tf_tuple(dense))
             grads = [next(gated) if isinstance(g, Tensor) else g for g in grads]
@@ -124,7 +125,6 @@ class Optimizer:
 
     def _apply_sparse_duplicate_indices(self, grad: IndexedSlices, var: Variable) -> Any:
         """Sums the rows of duplicated indices, then calls `_apply_sparse` with unique ones."""
-        from tensorweave.ops import array as array_ops, math as math_ops
         unique, positions = array_ops.unique(grad.indices)
         # Size of the 1-D `unique` is its length: one node where shape(unique)[0] takes five.
         summed = math_ops.unsorted_segment_sum(grad.values, positions, array_ops.size(unique))
@@ -145,12 +145,10 @@ class Optimizer:
         return slots[var]
 
     def _zeros_slot(self, var: Variable, slot_name: str, op_name: str) -> Variable:
-        from tensorweave.ops import array as array_ops
         return self._make_slot(var, lambda: array_ops.zeros(var.get_shape().as_list(), var.dtype.base_dtype),
                                slot_name, op_name)
 
     def _constant_slot(self, var: Variable, value: float, slot_name: str, op_name: str) -> Variable:
-        from tensorweave.ops import array as array_ops
         return self._make_slot(var, lambda: array_ops.fill(var.get_shape().as_list(),
                                                            convert_to_tensor(value, var.dtype.base_dtype)),
                                slot_name, op_name)
@@ -183,7 +181,6 @@ class Optimizer:
         if callable(value) and not isinstance(value, Variable):
             value = value()
         if isinstance(value, Tensor):
-            from tensorweave.ops import math as math_ops
             return value if value.dtype.base_dtype == var.dtype.base_dtype else math_ops.cast(
                 value, var.dtype.base_dtype)
         return convert_to_tensor(value, var.dtype.base_dtype, name=name)

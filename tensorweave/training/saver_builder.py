@@ -28,6 +28,7 @@ from tensorweave.ops.io import save_restore as save_restore_ops
 from tensorweave.ops.state import variable_ops as state_ops
 from tensorweave.ops.array.constant import constant, placeholder_with_default
 from tensorweave.ops.control_flow.grouping import group
+from tensorweave.framework.device_spec import parse_device
 
 __all__ = ["SaveSpec", "SaveableObject", "ReferenceVariableSaveable", "op_list_to_dict",
            "BaseSaverBuilder", "BulkSaverBuilder"]
@@ -281,6 +282,5 @@ class BulkSaverBuilder(BaseSaverBuilder):
 
 def _cpu0(device: str) -> str:
     """`device` with its device type and index set to CPU:0 (where checkpoint I/O runs)."""
-    from tensorweave.framework.device_spec import parse_device
     spec = parse_device(device)
     return spec.replace(device_type="CPU", device_index=0).to_string()
