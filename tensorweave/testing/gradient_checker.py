@@ -9,13 +9,17 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from tensorweave.framework.graph import Tensor
+from tensorweave.framework.default_session import get_default_session
+from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.gradients import gradients
+from tensorweave.ops import math as math_ops
+from tensorweave.ops.array.constant import placeholder
+from tensorweave.runtime.session import Session
 
 
 def _session(graph: Any) -> Any:
     """The default session when it runs `graph` (as TF's checker uses it, so variables it has
     initialized keep their values), else a new session closed on exit."""
-    from tensorweave.framework.default_session import get_default_session
-    from tensorweave.runtime.session import Session
     current = get_default_session()
     if current is not None and current.graph is graph:
         return contextlib.nullcontext(current)
@@ -24,8 +28,6 @@ def _session(graph: Any) -> Any:
 
 def _theoretical_jacobian(sess: Any, x: Tensor, x_value: np.ndarray, y: Tensor, y_shape: Sequence[int],
                           feeds: dict) -> np.ndarray:
-    from tensorweave.gradients import gradients
-    from tensorweave.ops.array.constant import placeholder
     dy = placeholder(y.dtype.base_dtype, list(y_shape))
     g = gradients(y, x, grad_ys=dy)[0]
     x_size, y_size = int(np.prod(x_value.shape)), int(np.prod(y_shape))
@@ -33,7 +35,6 @@ def _theoretical_jacobian(sess: Any, x: Tensor, x_value: np.ndarray, y: Tensor, 
     if g is None:
         return jac
     if not isinstance(g, Tensor):
-        from tensorweave.framework.tensor_conversion import convert_to_tensor
         g = convert_to_tensor(g)
     seed = np.zeros(y_size, dtype=y.dtype.base_dtype.as_numpy_dtype)
     for j in range(y_size):
@@ -108,8 +109,6 @@ def directional_gradient_error(xs: Sequence[Tensor], values: Sequence[np.ndarray
                                delta: float = 1e-4, seed: int = 0, extra_feed_dict: Optional[dict] = None) -> float:
     """For large inputs: compares <grad sum(y * w), v> with the central difference of sum(y * w)
     along a random direction v (w a fixed random weighting), relative to their scale."""
-    from tensorweave.gradients import gradients
-    from tensorweave.ops.array.constant import placeholder
     rng = np.random.RandomState(seed)
     y_value_shape = None
     with _session(y.graph) as sess:
@@ -118,7 +117,6 @@ def directional_gradient_error(xs: Sequence[Tensor], values: Sequence[np.ndarray
         y_value_shape = np.shape(sess.run(y, feeds))
         weights = rng.standard_normal(y_value_shape)
         w = placeholder(y.dtype.base_dtype, list(y_value_shape))
-        from tensorweave.ops import math as math_ops
         objective = math_ops.reduce_sum(y * w)
         grads = gradients(objective, list(xs))
         directions = [rng.standard_normal(np.shape(v)) for v in values]

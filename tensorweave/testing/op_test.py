@@ -8,11 +8,11 @@ import numpy as np
 
 from tensorweave.framework import graph as _graph
 from tensorweave.framework.graph import Tensor
+from tensorweave.runtime.session import Session
 
 
 def evaluate(fetches: Any, feed_dict: Optional[dict] = None, graph: Optional[_graph.Graph] = None) -> Any:
     """Runs `fetches` in a fresh session on their graph."""
-    from tensorweave.runtime.session import Session
     g = graph or _first_graph(fetches) or _graph.get_default_graph()
     with Session(graph=g) as sess:
         return sess.run(fetches, feed_dict)
