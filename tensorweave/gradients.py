@@ -87,7 +87,9 @@ def gradient_function(op: Operation) -> Any:
     override = op._attrs.get("_gradient_op_type")
     if override is not None:
         if override not in _CUSTOM_GRADIENTS:
-            raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {override})")
+            raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {override}): "
+                              f"gradient_override_map names {override!r}, which no "
+                              f"tf.RegisterGradient(\"{override}\") registered.")
         return _CUSTOM_GRADIENTS[override]
     fn = _CUSTOM_GRADIENTS.get(op.type)
     if fn is not None:
@@ -289,7 +291,10 @@ def _backprop_op(op: Operation, out_grads: list[Any], grads: dict, array_ops: An
     if fn is NOT_DIFFERENTIABLE:
         return
     if fn is None:
-        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type})")
+        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type}). "
+                          f"Register one with @{op.type}.gradient on its OpDef (or "
+                          f"tf.RegisterGradient(\"{op.type}\") for your own), mark it with "
+                          f"{op.type}.not_differentiable(), or cut the path with tf.stop_gradient.")
     filled = []
     for t, g in zip(op._outputs, out_grads):
         if g is None and len(op._outputs) > 1 and t.dtype.base_dtype.is_floating:

@@ -59,14 +59,23 @@ class OpError(Exception):
         return self._error_code
 
     def __str__(self) -> str:
-        if self._op is None:
-            return self._message
-        origin = getattr(self._op, "creation_site", None)
-        where = f"\n\nCaused by op {self._op.name!r}, defined at:\n  {origin}" if origin else ""
-        return f"{self._message}{where}"
+        # The runtime writes the node trailer into the message when it annotates a kernel's error
+        # (as TF's messages carry "[[node ...]]"); errors raised with `op` set get it here, once.
+        trailer = node_context(self._op)
+        return self._message if trailer in self._message else self._message + trailer
 
     def __reduce__(self) -> Any:
         return type(self), (None, None, self._message, self._error_code)
+
+
+def node_context(op: Any) -> str:
+    """TF1's trailer naming the failing node and the line of user code that created it:
+    `[[node scope/name (defined at model.py:12) ]]`; empty when no op is known."""
+    if op is None:
+        return ""
+    site = getattr(op, "traceback", None)
+    where = f" (defined at {site[0]}:{site[1]})" if site else ""
+    return f"\n\t [[node {op.name}{where} ]]"
 
 
 def _make(name: str, code: int, doc: str) -> type:

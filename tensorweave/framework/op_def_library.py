@@ -84,9 +84,10 @@ def _convert_input(op_def: OpDef, arg: ArgDef, value: Any, attrs: dict[str, Any]
         tensor = convert_to_tensor(value, dtype=dtype, preferred_dtype=preferred, as_ref=arg.is_ref)
     except (TypeError, ValueError) as err:
         if isinstance(value, Tensor) or dtype is None:
-            raise TypeError(f"Input '{arg.name}' of '{op_def.name}' Op has type "
-                            f"{getattr(value, 'dtype', type(value).__name__)} that does not match "
-                            f"expected type {getattr(dtype, 'name', dtype)}.") from None
+            given = getattr(value, "dtype", None)
+            given_name = given.base_dtype.name if given is not None else type(value).__name__
+            raise TypeError(f"Input '{arg.name}' of '{op_def.name}' Op has type {given_name} that does "
+                            f"not match {_expected_type(op_def, arg, dtype)}.") from None
         raise TypeError(f"Expected {dtype.name} passed to {what}, got {value!r} of type "
                         f"'{type(value).__name__}' instead. Error: {err}") from None
     if arg.is_ref and not tensor.dtype.is_ref_dtype:
@@ -95,6 +96,18 @@ def _convert_input(op_def: OpDef, arg: ArgDef, value: Any, attrs: dict[str, Any]
     if arg.type_attr:
         attrs.setdefault(arg.type_attr, tensor.dtype.base_dtype)
     return [tensor]
+
+
+def _expected_type(op_def: OpDef, arg: ArgDef, dtype: Any) -> str:
+    """TF's wording for the type an input had to have: the type of the earlier argument that set
+    the type attr, or the expected type."""
+    name = getattr(dtype, "name", dtype)
+    for earlier in op_def.inputs:
+        if earlier is arg:
+            break
+        if arg.type_attr is not None and earlier.type_attr == arg.type_attr:
+            return f"type {name} of argument '{earlier.name}'"
+    return f"expected type of {name}"
 
 
 def _default_type(op_def: OpDef, type_attr: Optional[str]) -> Optional[_dtypes.DType]:
