@@ -74,7 +74,7 @@ exec(TOWERS)  # defines towers(devices) -> (graph, total, x) here too
 
 
 def time_towers(num_devices: int, devices: list[str], inter_op: int, intra_op: int) -> tuple[float, float]:
-    g, total, x = towers(devices)
+    g, total, x = towers(devices)  # noqa: F821  (defined by exec above)
     feed = {x: np.random.RandomState(1).rand(N, N).astype(np.float32) / N}
     config = tf.ConfigProto(device_count={"CPU": num_devices}, inter_op_parallelism_threads=inter_op,
                             intra_op_parallelism_threads=intra_op)

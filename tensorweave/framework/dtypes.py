@@ -7,6 +7,8 @@ outputs of TF1 reference variables.
 """
 from __future__ import annotations
 
+import builtins
+
 from typing import Any
 
 import numpy as np
@@ -34,7 +36,7 @@ class DType:
         return self._enum
 
     @property
-    def is_ref_dtype(self) -> bool:
+    def is_ref_dtype(self) -> builtins.bool:
         return self._enum > _REF_OFFSET
 
     @property
@@ -60,27 +62,27 @@ class DType:
 
     # -- classification ---------------------------------------------------------------
     @property
-    def is_floating(self) -> bool:
+    def is_floating(self) -> builtins.bool:
         return self.base_dtype in (float16, float32, float64)
 
     @property
-    def is_complex(self) -> bool:
+    def is_complex(self) -> builtins.bool:
         return self.base_dtype in (complex64, complex128)
 
     @property
-    def is_integer(self) -> bool:
+    def is_integer(self) -> builtins.bool:
         return self.base_dtype in _INTEGERS
 
     @property
-    def is_unsigned(self) -> bool:
+    def is_unsigned(self) -> builtins.bool:
         return self.base_dtype in (uint8, uint16, uint32, uint64)
 
     @property
-    def is_bool(self) -> bool:
+    def is_bool(self) -> builtins.bool:
         return self.base_dtype is bool
 
     @property
-    def is_numpy_compatible(self) -> bool:
+    def is_numpy_compatible(self) -> builtins.bool:
         return True
 
     @property
@@ -98,19 +100,19 @@ class DType:
     def _limits(self) -> tuple[Any, Any]:
         base = self.base_dtype
         if base.is_floating:
-            info = np.finfo(base._np)
-            return info.min, info.max
+            finfo = np.finfo(base._np)
+            return finfo.min, finfo.max
         if base.is_integer:
-            info = np.iinfo(base._np)
-            return info.min, info.max
+            iinfo = np.iinfo(base._np)
+            return iinfo.min, iinfo.max
         raise TypeError(f"Cannot find minimum/maximum value of {self._name}.")
 
-    def is_compatible_with(self, other: Any) -> bool:
+    def is_compatible_with(self, other: Any) -> builtins.bool:
         other = as_dtype(other)
         return self._enum in (other._enum, other.base_dtype._enum)
 
     # -- python protocol ----------------------------------------------------------------
-    def __eq__(self, other: object) -> bool:
+    def __eq__(self, other: object) -> builtins.bool:
         if other is None:
             return False
         if not isinstance(other, DType):
@@ -120,7 +122,7 @@ class DType:
                 return False
         return self._enum == other._enum
 
-    def __ne__(self, other: object) -> bool:
+    def __ne__(self, other: object) -> builtins.bool:
         return not self.__eq__(other)
 
     def __hash__(self) -> int:

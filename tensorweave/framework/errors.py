@@ -29,7 +29,7 @@ UNAUTHENTICATED = 16
 class OpError(Exception):
     """A failure while running an op; `op` is the failing Operation when one is known."""
 
-    error_code = UNKNOWN
+    _default_code = UNKNOWN  # each subclass's canonical code
 
     def __init__(self, node_def: Any, op: Any, message: str, error_code: Optional[int] = None,
                  *args: Any) -> None:
@@ -37,10 +37,7 @@ class OpError(Exception):
         self._node_def = node_def
         self._op = op
         self._message = message
-        if error_code is not None:
-            self._error_code = error_code
-        else:
-            self._error_code = type(self).error_code
+        self._error_code = type(self)._default_code if error_code is None else error_code
 
     @property
     def message(self) -> str:
@@ -55,7 +52,7 @@ class OpError(Exception):
         return self._node_def
 
     @property
-    def error_code(self) -> int:  # type: ignore[override]
+    def error_code(self) -> int:
         return self._error_code
 
     def __str__(self) -> str:
@@ -78,53 +75,110 @@ def node_context(op: Any) -> str:
     return f"\n\t [[node {op.name}{where} ]]"
 
 
-def _make(name: str, code: int, doc: str) -> type:
-    def __init__(self: OpError, node_def: Any, op: Any, message: str, *args: Any) -> None:
-        OpError.__init__(self, node_def, op, message, code)
+class _CodedError(OpError):
+    """The subclasses' signature, as TF's: `(node_def, op, message, *args)`, the code fixed."""
 
-    return type(name, (OpError,), {"__init__": __init__, "__doc__": doc, "error_code": code,
-                                   "__reduce__": lambda self: (type(self), (None, None, self.message))})
+    def __init__(self, node_def: Any, op: Any, message: str, *args: Any) -> None:
+        super().__init__(node_def, op, message, type(self)._default_code)
+
+    def __reduce__(self) -> Any:
+        return type(self), (None, None, self._message)
 
 
-CancelledError = _make("CancelledError", CANCELLED, "An operation or step was cancelled.")
-UnknownError = _make("UnknownError", UNKNOWN, "An unknown error.")
-InvalidArgumentError = _make("InvalidArgumentError", INVALID_ARGUMENT,
-                             "An op received an invalid argument.")
-DeadlineExceededError = _make("DeadlineExceededError", DEADLINE_EXCEEDED,
-                              "A deadline expired before the operation completed.")
-NotFoundError = _make("NotFoundError", NOT_FOUND, "A requested entity was not found.")
-AlreadyExistsError = _make("AlreadyExistsError", ALREADY_EXISTS, "An entity already exists.")
-PermissionDeniedError = _make("PermissionDeniedError", PERMISSION_DENIED,
-                              "The caller lacks permission.")
-UnauthenticatedError = _make("UnauthenticatedError", UNAUTHENTICATED,
-                             "The request lacks valid credentials.")
-ResourceExhaustedError = _make("ResourceExhaustedError", RESOURCE_EXHAUSTED,
-                               "A resource (memory, quota) was exhausted.")
-FailedPreconditionError = _make("FailedPreconditionError", FAILED_PRECONDITION,
-                                "The system is not in a state required for the operation, "
-                                "e.g. reading an uninitialized variable.")
-AbortedError = _make("AbortedError", ABORTED, "The operation was aborted.")
-OutOfRangeError = _make("OutOfRangeError", OUT_OF_RANGE,
-                        "The operation iterated past the valid input range.")
-UnimplementedError = _make("UnimplementedError", UNIMPLEMENTED,
-                           "The operation is not implemented or not supported.")
-InternalError = _make("InternalError", INTERNAL, "An internal invariant was broken.")
-UnavailableError = _make("UnavailableError", UNAVAILABLE, "The runtime is currently unavailable.")
-DataLossError = _make("DataLossError", DATA_LOSS, "Unrecoverable data loss or corruption.")
+class CancelledError(_CodedError):
+    """An operation or step was cancelled."""
+    _default_code = CANCELLED
 
-_CODE_TO_CLASS = {cls.error_code: cls for cls in (
+
+class UnknownError(_CodedError):
+    """An unknown error."""
+    _default_code = UNKNOWN
+
+
+class InvalidArgumentError(_CodedError):
+    """An op received an invalid argument."""
+    _default_code = INVALID_ARGUMENT
+
+
+class DeadlineExceededError(_CodedError):
+    """A deadline expired before the operation completed."""
+    _default_code = DEADLINE_EXCEEDED
+
+
+class NotFoundError(_CodedError):
+    """A requested entity was not found."""
+    _default_code = NOT_FOUND
+
+
+class AlreadyExistsError(_CodedError):
+    """An entity already exists."""
+    _default_code = ALREADY_EXISTS
+
+
+class PermissionDeniedError(_CodedError):
+    """The caller lacks permission."""
+    _default_code = PERMISSION_DENIED
+
+
+class UnauthenticatedError(_CodedError):
+    """The request lacks valid credentials."""
+    _default_code = UNAUTHENTICATED
+
+
+class ResourceExhaustedError(_CodedError):
+    """A resource (memory, quota) was exhausted."""
+    _default_code = RESOURCE_EXHAUSTED
+
+
+class FailedPreconditionError(_CodedError):
+    """The system is not in a state required for the operation, e.g. reading an uninitialized
+    variable."""
+    _default_code = FAILED_PRECONDITION
+
+
+class AbortedError(_CodedError):
+    """The operation was aborted."""
+    _default_code = ABORTED
+
+
+class OutOfRangeError(_CodedError):
+    """The operation iterated past the valid input range."""
+    _default_code = OUT_OF_RANGE
+
+
+class UnimplementedError(_CodedError):
+    """The operation is not implemented or not supported."""
+    _default_code = UNIMPLEMENTED
+
+
+class InternalError(_CodedError):
+    """An internal invariant was broken."""
+    _default_code = INTERNAL
+
+
+class UnavailableError(_CodedError):
+    """The runtime is currently unavailable."""
+    _default_code = UNAVAILABLE
+
+
+class DataLossError(_CodedError):
+    """Unrecoverable data loss or corruption."""
+    _default_code = DATA_LOSS
+
+
+_CODE_TO_CLASS: dict[int, type[OpError]] = {cls._default_code: cls for cls in (
     CancelledError, UnknownError, InvalidArgumentError, DeadlineExceededError, NotFoundError,
     AlreadyExistsError, PermissionDeniedError, UnauthenticatedError, ResourceExhaustedError,
     FailedPreconditionError, AbortedError, OutOfRangeError, UnimplementedError, InternalError,
     UnavailableError, DataLossError)}
 
 
-def exception_type_from_error_code(error_code: int) -> type:
+def exception_type_from_error_code(error_code: int) -> type[OpError]:
     return _CODE_TO_CLASS[error_code]
 
 
-def error_code_from_exception_type(cls: type) -> int:
-    return cls.error_code  # type: ignore[attr-defined]
+def error_code_from_exception_type(cls: type[OpError]) -> int:
+    return cls._default_code
 
 
 class raise_exception_on_not_ok_status:  # noqa: N801  (TF's name)
@@ -133,5 +187,5 @@ class raise_exception_on_not_ok_status:  # noqa: N801  (TF's name)
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, *exc: Any) -> bool:
-        return False
+    def __exit__(self, *exc: Any) -> None:
+        return None

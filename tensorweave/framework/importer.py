@@ -316,7 +316,7 @@ def _add_outer_controls(importer: _Importer, controls: list[Any]) -> None:
 def _return_elements(importer: _Importer, names: Optional[Sequence[str]]) -> Any:
     if names is None:
         return None
-    result = []
+    result: list[Any] = []
     for element in names:
         if ":" in element:
             node, port, _ = _parse_input(element)

@@ -40,7 +40,7 @@ def _pre_infer_types(op_def: OpDef, inputs: dict[str, Any], attrs: dict[str, Any
         candidates = value if arg.number_attr and isinstance(value, (list, tuple)) else [value]
         for v in candidates:
             dt = getattr(v, "dtype", None)
-            if isinstance(v, Tensor) or (hasattr(v, "_as_graph_element") and isinstance(dt, _dtypes.DType)):
+            if isinstance(dt, _dtypes.DType) and (isinstance(v, Tensor) or hasattr(v, "_as_graph_element")):
                 attrs[arg.type_attr] = dt.base_dtype
                 break
 
@@ -264,7 +264,7 @@ def structure_outputs(op: Operation) -> Any:
     pos = 0
     for arg in op_def.outputs:
         if arg.is_list:
-            n = len(op._attrs[arg.type_list_attr]) if arg.type_list_attr else op._attrs[arg.number_attr]
+            n = len(op._attrs[arg.type_list_attr]) if arg.type_list_attr else op._attrs[str(arg.number_attr)]
             group = outputs[pos:pos + n]
             result.append(list(group) if len(op_def.outputs) > 1 else group)
             pos += n

@@ -33,7 +33,8 @@ def make_tensor_proto(values: Any, dtype: Any = None, shape: Any = None, verify_
     dtype = None if dtype is None else _dtypes.as_dtype(dtype).base_dtype
     array = python_value_to_ndarray(values, dtype)
     if shape is not None:
-        target = tuple(as_shape(shape).as_list())
+        # a full shape is required: an unknown dim raises TypeError, as in TF
+        target = tuple(int(d) for d in as_shape(shape).as_list())  # type: ignore[arg-type]
         if array.shape != target:
             if verify_shape:
                 raise TypeError(f"Expected Tensor's shape: {target}, got {array.shape}.")
