@@ -28,7 +28,7 @@ __all__ = ["match_filenames_once", "limit_epochs", "input_producer", "string_inp
 
 
 def _queue_ops() -> Any:
-    from tensorweave.ops.queues import queue_ops
+    from tensorweave.ops import queues as queue_ops
     return queue_ops
 
 
@@ -47,7 +47,7 @@ def _summary_scalar(name: str, value: Tensor) -> None:
 def match_filenames_once(pattern: Any, name: Optional[str] = None) -> Any:
     """A local variable holding the files matching the glob `pattern` (or list of patterns),
     computed once when local variables are initialized."""
-    from tensorweave.ops.io.file_io import matching_files
+    from tensorweave.ops.io import matching_files
     from tensorweave.ops.state.variables import Variable
     with _graph.name_scope(name, "matching_filenames", [pattern]) as scope:
         return Variable(matching_files(pattern), trainable=False, validate_shape=False,
@@ -81,7 +81,7 @@ def input_producer(input_tensor: Any, element_shape: Any = None, num_epochs: Opt
                    name: Optional[str] = None, cancel_op: Any = None) -> Any:
     """A FIFOQueue fed with the rows of `input_tensor` (shuffled each epoch with `shuffle`),
     for `num_epochs` epochs or forever; its QueueRunner is added to the graph."""
-    from tensorweave.ops.random.random_ops import random_shuffle
+    from tensorweave.ops.random import random_shuffle
     with _graph.name_scope(name, "input_producer", [input_tensor]):
         input_tensor = convert_to_tensor(input_tensor, name="input_tensor")
         row_shape = input_tensor.shape.with_rank_at_least(1)[1:]
@@ -119,7 +119,7 @@ def string_input_producer(string_tensor: Any, num_epochs: Optional[int] = None, 
     if not isinstance(string_tensor, Tensor) and not len(string_tensor):
         raise ValueError(not_null_err)
     from tensorweave.ops.array.shaping import identity, size
-    from tensorweave.ops.debugging.logging_ops import Assert
+    from tensorweave.ops.debugging import Assert
     from tensorweave.ops.math.elementwise import greater
     with _graph.name_scope(name, "input_producer", [string_tensor]) as scope:
         string_tensor = convert_to_tensor(string_tensor, dtype=_dtypes.string)
