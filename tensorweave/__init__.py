@@ -19,22 +19,20 @@ from tensorweave.framework import errors  # noqa: F401
 from tensorweave.framework.errors import OpError  # noqa: F401
 from tensorweave.framework.op_def_library import apply_op as _apply_op  # noqa: F401
 
-from tensorweave.ops.array.constant import constant, placeholder, placeholder_with_default  # noqa: F401
+from tensorweave.ops.array.constant_op import constant, placeholder, placeholder_with_default  # noqa: F401
 from tensorweave.ops.array import *  # noqa: F401,F403
 from tensorweave.ops.math import *  # noqa: F401,F403
 from tensorweave.ops.linalg.matrix import *  # noqa: F401,F403
-from tensorweave.ops.random.random_ops import *  # noqa: F401,F403
+from tensorweave.ops.random import (  # noqa: F401
+    multinomial, random_normal, random_shuffle, random_uniform, truncated_normal)
 from tensorweave.ops.control_flow import group, no_op, tuple  # noqa: F401
 from tensorweave.ops.control_flow.cond import case, cond  # noqa: F401
 from tensorweave.ops.control_flow.while_loop import while_loop  # noqa: F401
 from tensorweave.ops.control_flow.tensor_array import TensorArray  # noqa: F401
 from tensorweave.ops.control_flow.functional_ops import foldl, foldr, map_fn, scan  # noqa: F401
-from tensorweave.ops.debugging.logging_ops import *  # noqa: F401,F403
-from tensorweave.ops.state.variable_ops import *  # noqa: F401,F403
-from tensorweave.ops.state.variables import *  # noqa: F401,F403
-from tensorweave.ops.state.variable_scope import *  # noqa: F401,F403
-from tensorweave.ops.state.init_ops import *  # noqa: F401,F403
-from tensorweave.ops.script.py_func import *  # noqa: F401,F403
+from tensorweave.ops.debugging import *  # noqa: F401,F403
+from tensorweave.ops.state import *  # noqa: F401,F403
+from tensorweave.ops.script import *  # noqa: F401,F403
 from tensorweave.ops.math.segment import *  # noqa: F401,F403
 from tensorweave.ops.array.partition_stitch import *  # noqa: F401,F403
 from tensorweave.ops.math.cumulative import *  # noqa: F401,F403
@@ -42,9 +40,7 @@ from tensorweave.ops.array.gather_scatter_nd import *  # noqa: F401,F403
 from tensorweave.ops.linalg.linalg_impl import *  # noqa: F401,F403
 from tensorweave.ops.linalg.einsum import *  # noqa: F401,F403
 from tensorweave.ops.math.sort import *  # noqa: F401,F403
-from tensorweave.ops.debugging.check_ops import *  # noqa: F401,F403
 from tensorweave.ops.array.reverse_sequence import *  # noqa: F401,F403
-from tensorweave.ops.state.template import make_template  # noqa: F401
 
 from tensorweave.runtime.config import (  # noqa: F401
     ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions)
@@ -55,10 +51,9 @@ from tensorweave.gradients import (  # noqa: F401
     AggregationMethod, NoGradient, NotDifferentiable, RegisterGradient, UnconnectedGradients, gradients,
     hessians)
 from tensorweave.ops.math.clip import *  # noqa: F401,F403
-from tensorweave.ops.queues.queue_ops import *  # noqa: F401,F403,E402
+from tensorweave.ops.queues import *  # noqa: F401,F403,E402
 from tensorweave.framework.dtypes import resource, variant  # noqa: F401,E402
-from tensorweave.ops.state.mutex import CriticalSection  # noqa: F401,E402
-from tensorweave.ops.readers.reader_ops import *  # noqa: F401,F403,E402
+from tensorweave.ops.readers import *  # noqa: F401,F403,E402
 from tensorweave import queue  # noqa: F401,E402
 from tensorweave import nn  # noqa: F401,E402
 from tensorweave import losses  # noqa: F401,E402
@@ -71,9 +66,8 @@ from tensorweave import dtypes  # noqa: F401,E402
 from tensorweave import debugging  # noqa: F401,E402
 from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: F401,E402
 from tensorweave.ops.sparse.sparse_ops import *  # noqa: F401,F403,E402
-from tensorweave.ops.strings.string_ops import *  # noqa: F401,F403,E402
-from tensorweave.ops.strings.parsing import *  # noqa: F401,F403,E402
-from tensorweave.ops.io.file_io import *  # noqa: F401,F403,E402
+from tensorweave.ops.strings import *  # noqa: F401,F403,E402
+from tensorweave.ops.io import *  # noqa: F401,F403,E402
 from tensorweave import python_io  # noqa: F401,E402
 from tensorweave import strings  # noqa: F401,E402
 from tensorweave import io  # noqa: F401,E402

@@ -1,7 +1,7 @@
 """`tf.io`: file formats, file contents and parsing (re-exports only)."""
 from tensorweave.lib.tf_record import (  # noqa: F401
     TFRecordCompressionType, TFRecordOptions, TFRecordWriter, tf_record_iterator)
-from tensorweave.ops.io.file_io import matching_files, read_file, write_file  # noqa: F401
-from tensorweave.ops.strings.parsing import decode_csv, decode_raw  # noqa: F401
+from tensorweave.ops.io import matching_files, read_file, write_file  # noqa: F401
+from tensorweave.ops.strings import decode_csv, decode_raw  # noqa: F401
 from tensorweave.framework.graph_def import write_graph  # noqa: F401
-from tensorweave.ops.queues.queue_ops import PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue
+from tensorweave.ops.queues import PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue  # noqa: F401

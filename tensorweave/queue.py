@@ -1,3 +1,3 @@
 """`tf.queue`: the queue classes (re-exports only)."""
-from tensorweave.ops.queues.queue_ops import (
+from tensorweave.ops.queues import (  # noqa: F401
     FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue)

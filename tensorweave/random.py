@@ -1,12 +1,12 @@
 """`tf.random`: random ops and seeds under their TF1.13+ namespace (re-exports only)."""
 from tensorweave.framework.random_seed import get_seed, set_random_seed  # noqa: F401
-from tensorweave.ops.random.random_ops import multinomial  # noqa: F401
-from tensorweave.ops.random.random_ops import random_normal as normal  # noqa: F401
-from tensorweave.ops.random.random_ops import random_shuffle as shuffle  # noqa: F401
-from tensorweave.ops.random.random_ops import random_uniform as uniform  # noqa: F401
-from tensorweave.ops.random.random_ops import truncated_normal  # noqa: F401
-from tensorweave.ops.random.stateless import stateless_categorical  # noqa: F401
-from tensorweave.ops.random.stateless import stateless_multinomial  # noqa: F401
-from tensorweave.ops.random.stateless import stateless_random_normal as stateless_normal  # noqa: F401
-from tensorweave.ops.random.stateless import stateless_random_uniform as stateless_uniform  # noqa: F401
-from tensorweave.ops.random.stateless import stateless_truncated_normal  # noqa: F401
+from tensorweave.ops.random import multinomial  # noqa: F401
+from tensorweave.ops.random import random_normal as normal  # noqa: F401
+from tensorweave.ops.random import random_shuffle as shuffle  # noqa: F401
+from tensorweave.ops.random import random_uniform as uniform  # noqa: F401
+from tensorweave.ops.random import truncated_normal  # noqa: F401
+from tensorweave.ops.random import stateless_categorical  # noqa: F401
+from tensorweave.ops.random import stateless_multinomial  # noqa: F401
+from tensorweave.ops.random import stateless_random_normal as stateless_normal  # noqa: F401
+from tensorweave.ops.random import stateless_random_uniform as stateless_uniform  # noqa: F401
+from tensorweave.ops.random import stateless_truncated_normal  # noqa: F401

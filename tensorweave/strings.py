@@ -1,5 +1,5 @@
 """`tf.strings`: string ops under their newer names (re-exports only)."""
-from tensorweave.ops.strings.parsing import string_to_number as to_number  # noqa: F401
-from tensorweave.ops.strings.string_ops import (
+from tensorweave.ops.strings import string_to_number as to_number  # noqa: F401
+from tensorweave.ops.strings import (  # noqa: F401
     as_string, regex_replace, string_format as format, string_join as join, string_length as length,
     string_strip as strip, strings_split as split, substr)

@@ -41,19 +41,19 @@ TIER2: dict[str, set[str]] = {
 
     "nn": {"embedding", "rnn", "rnn_cell", "losses"},
 
-    "state": {"variables", "variable_scope", "init_ops", "template"},
+    "state": {"variables", "variable_scope", "init_ops", "template", "critical_section"},
 
-    "debugging": {"check_ops"},
+    "debugging": {"check_ops", "printing"},
 
     "control_flow": {"contexts", "cond", "while_loop", "functional_ops", "tensor_array", "grad_state", "context_protos"},
 
-    "random": set(),
+    "random": {"draws"},
 
     "strings": set(),
 
     "io": set(),
 
-    "queues": set(),
+    "queues": {"queue_classes"},
 
     "readers": set(),
 

@@ -32,7 +32,7 @@ from tensorweave.framework.graph import Operation, Tensor
 from tensorweave.framework.op_def import OpDef
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops.sendrecv import send_recv as sendrecv_ops
-from tensorweave.ops.array.constant import Const
+from tensorweave.ops.array.constant_op import Const
 from tensorweave.ops.control_flow import primitives
 from tensorweave.runtime.control_flow_info import ControlFlowInfo
 

@@ -13,7 +13,7 @@ from tensorweave.framework.default_session import get_default_session
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.gradients import gradients
 from tensorweave.ops import math as math_ops
-from tensorweave.ops.array.constant import placeholder
+from tensorweave.ops.array.constant_op import placeholder
 from tensorweave.runtime.session import Session
 
 

@@ -21,18 +21,14 @@ from tensorweave.framework.sparse_tensor import SparseTensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, as_shape
 from tensorweave.training.queue_runner import QueueRunner, add_queue_runner
-from tensorweave.ops.array.constant import constant
-from tensorweave.ops.array.creation import range as range_op
-from tensorweave.ops.array.shaping import identity, shape, size
-from tensorweave.ops.array.slicing import gather
-from tensorweave.ops.debugging.logging_ops import Assert
-from tensorweave.ops.io.file_io import matching_files
-from tensorweave.ops.math.cast import cast
-from tensorweave.ops.math.elementwise import greater, maximum
-from tensorweave.ops.queues import queue_ops
-from tensorweave.ops.random.random_ops import random_shuffle
-from tensorweave.ops.state.variable_ops import count_up_to
-from tensorweave.ops.state.variables import Variable
+from tensorweave.ops import queues as queue_ops
+from tensorweave.ops.array import constant, gather, identity, shape, size
+from tensorweave.ops.array import range as range_op
+from tensorweave.ops.debugging import Assert
+from tensorweave.ops.io import matching_files
+from tensorweave.ops.math import cast, greater, maximum
+from tensorweave.ops.random import random_shuffle
+from tensorweave.ops.state import Variable, count_up_to
 
 __all__ = ["match_filenames_once", "limit_epochs", "input_producer", "string_input_producer",
            "range_input_producer", "slice_input_producer", "batch", "batch_join", "shuffle_batch",

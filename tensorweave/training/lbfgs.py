@@ -18,7 +18,7 @@ import numpy as np
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.gradients import gradients
 from tensorweave.ops.state import variable_ops as state_ops
-from tensorweave.ops.array.constant import placeholder
+from tensorweave.ops.array.constant_op import placeholder
 from tensorweave.ops.control_flow.grouping import group
 from tensorweave.ops.state.variables import trainable_variables
 

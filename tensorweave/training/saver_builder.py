@@ -26,7 +26,7 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import array as array_ops, math as math_ops
 from tensorweave.ops.io import save_restore as save_restore_ops
 from tensorweave.ops.state import variable_ops as state_ops
-from tensorweave.ops.array.constant import constant, placeholder_with_default
+from tensorweave.ops.array.constant_op import constant, placeholder_with_default
 from tensorweave.ops.control_flow.grouping import group
 from tensorweave.framework.device_spec import parse_device
 

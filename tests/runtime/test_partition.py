@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-from tensorweave.ops.sendrecv.send_recv import pack_bfloat16, unpack_bfloat16
+from tensorweave.ops.sendrecv import pack_bfloat16, unpack_bfloat16
 from tensorweave.runtime.rendezvous import LocalRendezvous
 from tensorweave.runtime.step_context import DEAD
 

@@ -1,6 +1,7 @@
 """Array ops (white paper Table 1): constants and placeholders, shapes and shaping, joining and splitting, slicing and gathering, creating filled tensors and sequences, N-d gather/scatter, reverse_sequence, dynamic partition and stitch.
 
 The family's public names (TF's array_ops namespace) are re-exported here."""
+from tensorweave.ops.array.constant_op import constant, placeholder, placeholder_with_default
 from tensorweave.ops.array.shaping import (
     __all__, broadcast_to, expand_dims, identity, invert_permutation, rank, reshape, shape, shape_n, size,
     squeeze, stop_gradient, tile, transpose)

@@ -20,7 +20,7 @@ from tensorweave.ops.array import joining as concat_ops
 from tensorweave.ops import _util
 from tensorweave.ops._util import (
     const_int, const_ints, fmt_shape, host_ints, index_input, invalid, shape_error)
-from tensorweave.ops.array.constant import constant
+from tensorweave.ops.array.constant_op import constant
 
 __all__ = ["fill", "zeros", "ones", "zeros_like", "ones_like", "range", "linspace", "lin_space",
            "one_hot", "sequence_mask", "pad", "meshgrid"]

@@ -18,7 +18,7 @@ from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops._util import (
     canonical_axis, const_int, const_ints, fmt_shape, host_ints, index_input, invalid, shape_error)
 from tensorweave.ops.array.shaping import identity
-from tensorweave.ops.array.constant import constant
+from tensorweave.ops.array.constant_op import constant
 
 __all__ = ["concat", "split", "stack", "unstack"]
 

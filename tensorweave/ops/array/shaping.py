@@ -25,7 +25,7 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import _util
-from tensorweave.ops.array.constant import constant
+from tensorweave.ops.array.constant_op import constant
 from tensorweave.ops._util import (
     canonical_axis, const_int, const_ints, fmt_shape, host_ints, index_input, invalid, shape_error)
 

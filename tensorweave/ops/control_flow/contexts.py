@@ -15,7 +15,7 @@ from typing import Any, Iterator, Optional
 
 from tensorweave.framework.graph import Operation, Tensor, get_default_graph
 from tensorweave.framework.op_def_library import apply_op
-from tensorweave.ops.array.constant import constant
+from tensorweave.ops.array.constant_op import constant
 from tensorweave.ops.array.shaping import identity
 from tensorweave.ops.control_flow import primitives
 

@@ -26,7 +26,7 @@ from typing import Any, Optional
 from tensorweave.framework.graph import Operation, Tensor, get_default_graph
 from tensorweave.ops import array as array_ops
 from tensorweave.ops import math as math_ops
-from tensorweave.ops.array.constant import constant
+from tensorweave.ops.array.constant_op import constant
 from tensorweave.ops.array.creation import zeros, zeros_like
 from tensorweave.ops.control_flow import primitives, stack_ops
 from tensorweave.ops.control_flow.contexts import (

@@ -1,7 +1,7 @@
 """Run-time checks: `tf.assert_equal`, `assert_less`, `assert_positive`, `assert_rank`, ...
 (built on the Assert op, and failing already at graph construction when both sides are
-constants and the check fails, as TF1 does), `assert_type`, and the CheckNumerics op with
-`tf.check_numerics` and `tf.verify_tensor_all_finite`."""
+constants and the check fails, as TF1 does), `assert_type`, and `tf.verify_tensor_all_finite`
+(on the CheckNumerics op of debugging/numerics.py)."""
 from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence
@@ -11,12 +11,15 @@ import numpy as np
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import errors
 from tensorweave.framework import tensor_util
-from tensorweave.framework.graph import Tensor, control_dependencies, name_scope
-from tensorweave.framework.op_def import define_op
-from tensorweave.framework.op_def_library import apply_op
+from tensorweave.framework.graph import control_dependencies, name_scope, Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.ops import _util
+from tensorweave.ops.array.shaping import identity, rank as rank_of, shape as shape_of
+from tensorweave.ops.control_flow.grouping import no_op
 from tensorweave.ops.debugging.logging_ops import Assert
+from tensorweave.ops.debugging.numerics import check_numerics
+from tensorweave.ops.math.cast import cast
+from tensorweave.ops.math.elementwise import equal, greater, greater_equal, less, less_equal, not_equal
+from tensorweave.ops.math.reduction import reduce_all
 
 __all__ = ["assert_equal", "assert_none_equal", "assert_less", "assert_less_equal", "assert_greater",
            "assert_greater_equal", "assert_positive", "assert_negative", "assert_non_negative",
@@ -45,7 +48,6 @@ def _raise_static(data: Sequence[Any]) -> None:
 
 def _binary_assert(symbol: str, default_name: str, test_op: Callable, np_test: Callable, x: Any, y: Any,
                    data: Any, summarize: Optional[int], message: Optional[str], name: Optional[str]) -> Any:
-    from tensorweave.ops import math as math_ops
     with name_scope(name, default_name, [x, y]):
         x = convert_to_tensor(x, name="x")
         y = convert_to_tensor(y, name="y", dtype_hint=x.dtype.base_dtype)
@@ -54,7 +56,7 @@ def _binary_assert(symbol: str, default_name: str, test_op: Callable, np_test: C
                     f"y ({y.name}) = ", y]
         if message is not None:
             data = [message] + list(data)
-        condition = math_ops.reduce_all(test_op(x, y))
+        condition = reduce_all(test_op(x, y))
         x_static, y_static = _static_value(x), _static_value(y)
         if x_static is not None and y_static is not None and not np.all(np_test(x_static, y_static)):
             _raise_static(data)
@@ -64,46 +66,40 @@ def _binary_assert(symbol: str, default_name: str, test_op: Callable, np_test: C
 def assert_equal(x: Any, y: Any, data: Any = None, summarize: Optional[int] = None, message: Optional[str] = None,
                  name: Optional[str] = None) -> Any:
     """An op that fails (InvalidArgumentError) unless x == y element-wise."""
-    from tensorweave.ops import math as math_ops
-    return _binary_assert("==", "assert_equal", math_ops.equal, np.equal, x, y, data, summarize, message, name)
+    return _binary_assert("==", "assert_equal", equal, np.equal, x, y, data, summarize, message, name)
 
 
 def assert_none_equal(x: Any, y: Any, data: Any = None, summarize: Optional[int] = None,
                       message: Optional[str] = None, name: Optional[str] = None) -> Any:
     """An op that fails unless x != y element-wise."""
-    from tensorweave.ops import math as math_ops
-    return _binary_assert("!=", "assert_none_equal", math_ops.not_equal, np.not_equal, x, y, data, summarize,
+    return _binary_assert("!=", "assert_none_equal", not_equal, np.not_equal, x, y, data, summarize,
                           message, name)
 
 
 def assert_less(x: Any, y: Any, data: Any = None, summarize: Optional[int] = None, message: Optional[str] = None,
                 name: Optional[str] = None) -> Any:
     """An op that fails unless x < y element-wise."""
-    from tensorweave.ops import math as math_ops
-    return _binary_assert("<", "assert_less", math_ops.less, np.less, x, y, data, summarize, message, name)
+    return _binary_assert("<", "assert_less", less, np.less, x, y, data, summarize, message, name)
 
 
 def assert_less_equal(x: Any, y: Any, data: Any = None, summarize: Optional[int] = None,
                       message: Optional[str] = None, name: Optional[str] = None) -> Any:
     """An op that fails unless x <= y element-wise."""
-    from tensorweave.ops import math as math_ops
-    return _binary_assert("<=", "assert_less_equal", math_ops.less_equal, np.less_equal, x, y, data, summarize,
+    return _binary_assert("<=", "assert_less_equal", less_equal, np.less_equal, x, y, data, summarize,
                           message, name)
 
 
 def assert_greater(x: Any, y: Any, data: Any = None, summarize: Optional[int] = None,
                    message: Optional[str] = None, name: Optional[str] = None) -> Any:
     """An op that fails unless x > y element-wise."""
-    from tensorweave.ops import math as math_ops
-    return _binary_assert(">", "assert_greater", math_ops.greater, np.greater, x, y, data, summarize, message,
+    return _binary_assert(">", "assert_greater", greater, np.greater, x, y, data, summarize, message,
                           name)
 
 
 def assert_greater_equal(x: Any, y: Any, data: Any = None, summarize: Optional[int] = None,
                          message: Optional[str] = None, name: Optional[str] = None) -> Any:
     """An op that fails unless x >= y element-wise."""
-    from tensorweave.ops import math as math_ops
-    return _binary_assert(">=", "assert_greater_equal", math_ops.greater_equal, np.greater_equal, x, y, data,
+    return _binary_assert(">=", "assert_greater_equal", greater_equal, np.greater_equal, x, y, data,
                           summarize, message, name)
 
 
@@ -150,8 +146,6 @@ def assert_rank(x: Any, rank: Any, data: Any = None, summarize: Optional[int] = 
                 message: Optional[str] = None, name: Optional[str] = None) -> Any:
     """Checks that `x` has rank `rank`: a ValueError at graph construction when both are known,
     otherwise an op that fails at run time."""
-    from tensorweave.ops import array as array_ops
-    from tensorweave.ops.control_flow.grouping import no_op
     with name_scope(name, "assert_rank", [x, rank]):
         x = convert_to_tensor(x, name="x")
         rank_t = convert_to_tensor(rank, name="rank")
@@ -165,15 +159,13 @@ def assert_rank(x: Any, rank: Any, data: Any = None, summarize: Optional[int] = 
             return no_op(name="static_checks_determined_all_ok")
         if data is None:
             data = [_prefix(message), f"Tensor {x.name} must have rank", rank_t, "Received shape: ",
-                    array_ops.shape(x)]
-        from tensorweave.ops import math as math_ops
-        condition = math_ops.equal(array_ops.rank(x), math_ops.cast(rank_t, _dtypes.int32))
+                    shape_of(x)]
+        condition = equal(rank_of(x), cast(rank_t, _dtypes.int32))
         return Assert(condition, data, summarize=summarize)
 
 
 def assert_type(tensor: Any, tf_type: Any, message: Optional[str] = None, name: Optional[str] = None) -> Any:
     """A TypeError unless `tensor`'s dtype is `tf_type`; else a no-op."""
-    from tensorweave.ops.control_flow.grouping import no_op
     tf_type = _dtypes.as_dtype(tf_type)
     with name_scope(name, "assert_type", [tensor]):
         tensor = convert_to_tensor(tensor, name="tensor")
@@ -182,47 +174,12 @@ def assert_type(tensor: Any, tf_type: Any, message: Optional[str] = None, name: 
         return no_op(name="statically_determined_correct_type")
 
 
-# ---------------------------------------------------------------------------------------------
-# CheckNumerics
-# ---------------------------------------------------------------------------------------------
-CheckNumerics = define_op("CheckNumerics", inputs=["tensor: T"], outputs=["output: T"],
-                          attrs=["T: {float16, float32, float64}", "message: string"],
-                          shape_fn=_util.unchanged, is_stateful=True, forwards_input=True)
-
-
-@CheckNumerics.kernel()
-def _check_numerics_kernel(ctx: Any) -> Any:
-    xp, message, node = ctx.xp, ctx.attr("message"), ctx.op
-
-    def compute(x: Any) -> Any:
-        if not bool(xp.all(xp.isfinite(x))):
-            has_nan, has_inf = bool(xp.any(xp.isnan(x))), bool(xp.any(xp.isinf(x)))
-            what = "Inf and NaN" if has_nan and has_inf else ("NaN" if has_nan else "Inf")
-            raise errors.InvalidArgumentError(None, node, f"{message} : Tensor had {what} values")
-        return x
-
-    return compute
-
-
-@CheckNumerics.gradient
-def _check_numerics_grad(op: Any, grad: Any) -> Any:
-    """The gradient passes through, itself checked for NaN and Inf."""
-    return check_numerics(grad, "Not a number (NaN) or infinity (Inf) values detected in gradient. "
-                          + op.get_attr("message"))
-
-
-def check_numerics(tensor: Any, message: str, name: Optional[str] = None) -> Any:
-    """Identity on `tensor` that fails (InvalidArgumentError) if it holds a NaN or an Inf."""
-    return apply_op(CheckNumerics, name=name, tensor=tensor, message=message)
-
-
 def verify_tensor_all_finite(t: Any = None, msg: Optional[str] = None, name: Optional[str] = None,
                              x: Any = None, message: Optional[str] = None) -> Any:
     """`t`, after a check that it holds neither NaN nor Inf (failing with `msg`)."""
-    from tensorweave.ops import array as array_ops
     t = x if t is None else t
     msg = message if msg is None else msg
     with name_scope(name, "VerifyFinite", [t]):
         t = convert_to_tensor(t, name="x")
         with control_dependencies([check_numerics(t, message=msg)]):
-            return array_ops.identity(t, name="control_dependency")
+            return identity(t, name="control_dependency")

@@ -1,10 +1,8 @@
-"""`tf.Assert`, `tf.Print` and `tf.print`: checks and printing as graph nodes."""
+"""`tf.Assert` and `tf.Print`, and the PrintV2 op under `tf.print` (debugging/printing.py):
+checks and printing as graph nodes."""
 from __future__ import annotations
 
-import collections
 import os
-import pprint
-import random
 import sys
 import time
 from typing import Any, Optional, Sequence
@@ -12,16 +10,14 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from tensorweave.framework import errors
+from tensorweave.framework.graph import Operation
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
-from tensorweave.framework.sparse_tensor import SparseTensor
-from tensorweave.framework.tensor_conversion import is_tensor
 from tensorweave.ops import _util
 from tensorweave.ops._util import shape_error
-from tensorweave.framework import nest
-from tensorweave.ops.strings.string_ops import string_format
 
-__all__ = ["Assert", "Print", "print"]
+__all__ = ["Assert", "Print"]
 
 AssertOp = define_op("Assert", inputs=["condition: bool", "data: T"], attrs=["T: list(type)", "summarize: int = 3"],
                      shape_fn=_util.no_outputs, is_stateful=True)
@@ -77,7 +73,7 @@ def summarize_value(value: Any, limit: int) -> str:
 
 
 @AssertOp.kernel()
-def _assert_kernel(ctx: Any) -> Any:
+def _assert_kernel(ctx: KernelContext) -> Any:
     summarize, node = ctx.attr("summarize"), ctx.op
 
     def check(condition: Any, *data: Any) -> None:
@@ -109,7 +105,7 @@ PrintOp = define_op("Print", inputs=["input: T", "data: U"], outputs=["output: T
 
 
 @PrintOp.kernel()
-def _print_kernel(ctx: Any) -> Any:
+def _print_kernel(ctx: KernelContext) -> Any:
     message, first_n, summarize = ctx.attr("message"), ctx.attr("first_n"), ctx.attr("summarize")
     printed = [0]
 
@@ -123,11 +119,6 @@ def _print_kernel(ctx: Any) -> Any:
     return run
 
 
-@PrintOp.gradient
-def _print_grad(op: Any, grad: Any) -> list[Any]:
-    return [grad] + [None] * (len(op.inputs) - 1)
-
-
 def Print(input_: Any, data: Sequence[Any], message: Optional[str] = None, first_n: Optional[int] = None,  # noqa: N802
           summarize: Optional[int] = None, name: Optional[str] = None) -> Any:
     """Identity on input_ that prints `data` (to stderr) when it runs."""
@@ -138,7 +129,7 @@ def Print(input_: Any, data: Sequence[Any], message: Optional[str] = None, first
 # ---------------------------------------------------------------------------------------------
 # PrintV2 and tf.print
 # ---------------------------------------------------------------------------------------------
-def _print_v2_shape(op: Any) -> list:
+def _print_v2_shape(op: Operation) -> list:
     shape = op.inputs[0].shape
     if shape.ndims is not None and shape.ndims != 0:
         raise shape_error(op, f"input must be a scalar, but has rank: {shape.ndims}")
@@ -161,7 +152,7 @@ def _log_line(severity: str, text: str) -> str:
 
 
 @PrintV2.kernel()
-def _print_v2_kernel(ctx: Any) -> Any:
+def _print_v2_kernel(ctx: KernelContext) -> Any:
     stream, end = ctx.attr("output_stream"), ctx.attr("end")
     if stream not in ("stdout", "stderr", *_LOG_STREAMS) and not stream.startswith("file://"):
         raise errors.InvalidArgumentError(None, ctx.op, f"Unknown output stream: {stream}, Valid streams are: "
@@ -179,75 +170,3 @@ def _print_v2_kernel(ctx: Any) -> Any:
         out.flush()
 
     return run
-
-
-def _output_stream_name(output_stream: Any) -> str:
-    """PrintV2's output_stream attr for tf.print's argument: the current sys.stdout/sys.stderr
-    objects, a logging level (logging.INFO, WARNING/WARN, ERROR) or 'file://<path>'."""
-    if isinstance(output_stream, str) and output_stream.startswith("file://"):
-        return output_stream
-    known = {sys.stdout: "stdout", sys.stderr: "stderr", 20: "log(info)", 30: "log(warning)",
-             40: "log(error)"}
-    name = known.get(output_stream) if not isinstance(output_stream, bool) else None
-    if name is None:
-        raise ValueError(f"Unsupported output stream, logging level, or file.{output_stream}. Supported "
-                         "streams are sys.stdout, sys.stderr, tf.logging.info, tf.logging.warning, "
-                         "tf.logging.error. File needs to be in the form of 'file://<filepath>'.")
-    return name
-
-
-def _fresh_placeholder(text: str) -> str:
-    """'{}', lengthened with seeded random digits until it does not occur in `text`."""
-    placeholder, rng = "{}", random.Random(5)
-    while placeholder in text:
-        placeholder += str(rng.randint(0, 9))
-    return placeholder
-
-
-def _print_template(inputs: Sequence[Any], sep: str) -> tuple[str, str, list]:
-    """(template, placeholder, tensors): Python values written out with pprint, each tensor (and
-    each part of a SparseTensor) a placeholder, the inputs joined with `sep`."""
-    sorted_dicts = [collections.OrderedDict(sorted(x.items())) if isinstance(x, collections.OrderedDict)
-                    else x for x in inputs]
-    tensor_free = [nest.pack_sequence_as(x, ["" if is_tensor(leaf) else leaf for leaf in nest.flatten(x)])
-                   for x in sorted_dicts]
-    placeholder = _fresh_placeholder(" ".join(pprint.pformat(x) for x in tensor_free))
-    templates, tensors = [], []
-    for x in inputs:
-        pieces = []
-        for leaf in nest.flatten(x):
-            if isinstance(leaf, SparseTensor):
-                tensors += [leaf.indices, leaf.values, leaf.dense_shape]
-                pieces.append(f"SparseTensor(indices={placeholder}, values={placeholder}, shape={placeholder})")
-            elif is_tensor(leaf):
-                tensors.append(leaf)
-                pieces.append(placeholder)
-            else:
-                pieces.append(leaf)
-        templates.append(x if isinstance(x, str) else pprint.pformat(nest.pack_sequence_as(x, pieces)))
-    # pformat quoted the bare placeholders; a tensor's text goes in unquoted
-    return sep.join(templates).replace(f"'{placeholder}'", placeholder), placeholder, tensors
-
-
-def print(*inputs: Any, **kwargs: Any) -> Any:  # noqa: A001 (TF's name)
-    """tf.print: an op that prints `inputs` when it runs: tensors as tf.strings.format shows
-    them (first and last `summarize` entries per dimension), Python values and structures of
-    tensors as pprint writes them, separated by `sep` and followed by `end`. Keyword arguments:
-    output_stream (sys.stderr by default; sys.stdout, logging.INFO/WARNING/ERROR or
-    'file://<path>'), summarize=3, sep=' ', end=os.linesep, name. In graph mode run the
-    returned op, or use it as a control dependency."""
-    output_stream = kwargs.pop("output_stream", sys.stderr)
-    name, summarize = kwargs.pop("name", None), kwargs.pop("summarize", 3)
-    sep, end = kwargs.pop("sep", " "), kwargs.pop("end", os.linesep)
-    if kwargs:
-        raise ValueError(f"Unrecognized keyword arguments for tf.print: {kwargs}")
-    stream_name = _output_stream_name(output_stream)
-    single = inputs[0] if len(inputs) == 1 else None
-    if (is_tensor(single) and not isinstance(single, SparseTensor) and single.shape.ndims == 0
-            and single.dtype.base_dtype.name == "string"):
-        message = single  # a lone scalar string prints as it is, unquoted
-    else:
-        template, placeholder, tensors = _print_template(inputs, sep)
-        message = string_format(template, tensors, placeholder=placeholder, summarize=summarize,
-                                name=name + "_format" if name else None)
-    return apply_op(PrintV2, name=name, input=message, output_stream=stream_name, end=end)

@@ -12,6 +12,8 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from tensorweave.framework import errors
+from tensorweave.framework.graph import Operation
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_shape import TensorShape
@@ -22,7 +24,7 @@ from tensorweave.ops._util import shape_error
 __all__ = ["read_file", "write_file", "matching_files"]
 
 
-def _scalar_inputs_shape(op: Any) -> list[TensorShape]:
+def _scalar_inputs_shape(op: Operation) -> list[TensorShape]:
     for t in op.inputs:
         if t.shape.ndims not in (None, 0):
             raise shape_error(op, f"Shape must be rank 0 but is rank {t.shape.ndims}")
@@ -42,7 +44,7 @@ ReadFile.not_differentiable()
 
 
 @ReadFile.kernel()
-def _read_file_kernel(ctx: Any) -> Callable:
+def _read_file_kernel(ctx: KernelContext) -> Callable:
     def compute(filename: Any) -> Any:
         name = _scalar_name(filename)
         with open_file(name, "rb") as f:
@@ -79,7 +81,7 @@ def _write_file(name: str, data: bytes) -> None:
 
 
 @WriteFile.kernel()
-def _write_file_kernel(ctx: Any) -> Callable:
+def _write_file_kernel(ctx: KernelContext) -> Callable:
     def compute(filename: Any, contents: Any) -> None:
         name = _scalar_name(filename)
         if contents.ndim != 0:
@@ -100,7 +102,7 @@ def write_file(filename: Any, contents: Any, name: Optional[str] = None) -> Any:
 # ---------------------------------------------------------------------------------------------
 # MatchingFiles
 # ---------------------------------------------------------------------------------------------
-def _matching_files_shape(op: Any) -> list[TensorShape]:
+def _matching_files_shape(op: Operation) -> list[TensorShape]:
     rank = op.inputs[0].shape.ndims
     if rank is not None and rank > 1:
         raise shape_error(op, f"Shape must be at most rank 1 but is rank {rank}")
@@ -113,7 +115,7 @@ MatchingFiles.not_differentiable()
 
 
 @MatchingFiles.kernel()
-def _matching_files_kernel(ctx: Any) -> Callable:
+def _matching_files_kernel(ctx: KernelContext) -> Callable:
     def compute(pattern: Any) -> Any:
         if pattern.ndim > 1:
             raise errors.InvalidArgumentError(None, None, f"Input patterns tensor must be scalar or "

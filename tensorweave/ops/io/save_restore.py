@@ -15,6 +15,8 @@ import numpy as np
 
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import errors, tensor_util
+from tensorweave.framework.graph import Operation
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
@@ -47,7 +49,7 @@ def _strings(value: Any, count: int, what: str) -> list[str]:
     return flat
 
 
-def _shape_check(op: Any, positions: Sequence[int], rank: int, what: str) -> None:
+def _shape_check(op: Operation, positions: Sequence[int], rank: int, what: str) -> None:
     for i in positions:
         shape = op.inputs[i].shape
         if shape.ndims is not None and shape.ndims != rank:
@@ -55,7 +57,7 @@ def _shape_check(op: Any, positions: Sequence[int], rank: int, what: str) -> Non
                              f"(op: '{op.type}') {what} input {i}.")
 
 
-def _vector_length_check(op: Any, positions: Sequence[int], n: int) -> None:
+def _vector_length_check(op: Operation, positions: Sequence[int], n: int) -> None:
     for i in positions:
         shape = op.inputs[i].shape
         if shape.ndims == 1 and shape.dims[0].value is not None and shape.dims[0].value != n:
@@ -81,7 +83,7 @@ def _save_tensors(prefix: str, names: Sequence[str], specs: Sequence[str], tenso
 # ---------------------------------------------------------------------------------------------
 # SaveV2 / RestoreV2 / MergeV2Checkpoints
 # ---------------------------------------------------------------------------------------------
-def _save_v2_shape(op: Any) -> list[TensorShape]:
+def _save_v2_shape(op: Operation) -> list[TensorShape]:
     n = len(op.get_attr("dtypes"))
     _shape_check(op, [0], 0, "prefix")
     _shape_check(op, [1, 2], 1, "tensor_names / shape_and_slices")
@@ -97,7 +99,7 @@ SaveV2 = define_op("SaveV2", inputs=["prefix: string", "tensor_names: string", "
 def _save_kernel(type_attr: str, with_specs: bool) -> Callable[[Any], Callable[..., Any]]:
     """Kernel builder for SaveV2 / SaveSlices (`with_specs`: a shape_and_slices input) and Save."""
 
-    def build(ctx: Any) -> Callable[..., Any]:
+    def build(ctx: KernelContext) -> Callable[..., Any]:
         n = len(ctx.attr(type_attr))
 
         def save(prefix: Any, names: Any, *rest: Any) -> tuple:
@@ -114,7 +116,7 @@ def _save_kernel(type_attr: str, with_specs: bool) -> Callable[[Any], Callable[.
 SaveV2.kernel()(_save_kernel("dtypes", with_specs=True))
 
 
-def _restore_shapes(op: Any, specs_input: int) -> list[TensorShape]:
+def _restore_shapes(op: Operation, specs_input: int) -> list[TensorShape]:
     """Known shapes where the spec is a constant slice; unknown elsewhere (whole tensors)."""
     n = len(op.outputs)
     specs = tensor_util.constant_value(op.inputs[specs_input])
@@ -130,7 +132,7 @@ def _restore_shapes(op: Any, specs_input: int) -> list[TensorShape]:
     return shapes
 
 
-def _restore_v2_shape(op: Any) -> list[TensorShape]:
+def _restore_v2_shape(op: Operation) -> list[TensorShape]:
     _shape_check(op, [0], 0, "prefix")
     _shape_check(op, [1, 2], 1, "tensor_names / shape_and_slices")
     _vector_length_check(op, [1, 2], len(op.outputs))
@@ -143,7 +145,7 @@ RestoreV2 = define_op("RestoreV2", inputs=["prefix: string", "tensor_names: stri
 
 
 @RestoreV2.kernel()
-def _restore_v2_kernel(ctx: Any) -> Callable[..., Any]:
+def _restore_v2_kernel(ctx: KernelContext) -> Callable[..., Any]:
     dtypes = list(ctx.attr("dtypes"))
     n = len(dtypes)
 
@@ -163,7 +165,7 @@ MergeV2Checkpoints = define_op(
 
 
 @MergeV2Checkpoints.kernel()
-def _merge_kernel(ctx: Any) -> Callable[..., Any]:
+def _merge_kernel(ctx: KernelContext) -> Callable[..., Any]:
     delete_old_dirs = ctx.attr("delete_old_dirs")
     allow_missing = ctx.attr("allow_missing_files")
 
@@ -181,7 +183,7 @@ def _merge_kernel(ctx: Any) -> Callable[..., Any]:
 # ---------------------------------------------------------------------------------------------
 # TF1's Save / SaveSlices / Restore / RestoreSlice (same bundle layout, the filename its prefix)
 # ---------------------------------------------------------------------------------------------
-def _save_shape(op: Any) -> list[TensorShape]:
+def _save_shape(op: Operation) -> list[TensorShape]:
     _shape_check(op, [0], 0, "filename")
     _shape_check(op, [1], 1, "tensor_names")
     _vector_length_check(op, [1], len(op.get_attr("T")))
@@ -201,7 +203,7 @@ Save.kernel()(_save_kernel("T", with_specs=False))
 SaveSlices.kernel()(_save_kernel("T", with_specs=True))
 
 
-def _restore_one_shape(op: Any) -> list[TensorShape]:
+def _restore_one_shape(op: Operation) -> list[TensorShape]:
     _shape_check(op, [0, 1], 0, "file_pattern / tensor_name")
     if op.type == "RestoreSlice":
         _shape_check(op, [2], 0, "shape_and_slice")
@@ -222,7 +224,7 @@ RestoreSlice = define_op("RestoreSlice", inputs=["file_pattern: string", "tensor
                          shape_fn=_restore_one_shape, is_stateful=True, expensive=True)
 
 
-def _restore_one_kernel(ctx: Any) -> Callable[..., Any]:
+def _restore_one_kernel(ctx: KernelContext) -> Callable[..., Any]:
     dtype = ctx.attr("dt")
 
     def restore(pattern: Any, name: Any, spec: Any = "") -> Any:
@@ -240,7 +242,7 @@ RestoreSlice.kernel()(_restore_one_kernel)
 # ---------------------------------------------------------------------------------------------
 # Shard names
 # ---------------------------------------------------------------------------------------------
-def _sharded_filename_shape(op: Any) -> list[TensorShape]:
+def _sharded_filename_shape(op: Operation) -> list[TensorShape]:
     _shape_check(op, range(len(op.inputs)), 0, "basename / shard / num_shards")
     return [TensorShape([])]
 
@@ -252,7 +254,7 @@ ShardedFilespec = define_op("ShardedFilespec", inputs=["basename: string", "num_
 
 
 @ShardedFilename.kernel()
-def _sharded_filename_kernel(ctx: Any) -> Callable[..., Any]:
+def _sharded_filename_kernel(ctx: KernelContext) -> Callable[..., Any]:
     def name(basename: Any, shard: Any, num_shards: Any) -> np.ndarray:
         base = _scalar_string(basename, "basename")
         return np.array(f"{base}-{int(shard):05d}-of-{int(num_shards):05d}".encode("utf-8"), dtype=object)
@@ -261,7 +263,7 @@ def _sharded_filename_kernel(ctx: Any) -> Callable[..., Any]:
 
 
 @ShardedFilespec.kernel()
-def _sharded_filespec_kernel(ctx: Any) -> Callable[..., Any]:
+def _sharded_filespec_kernel(ctx: KernelContext) -> Callable[..., Any]:
     def spec(basename: Any, num_shards: Any) -> np.ndarray:
         base = _scalar_string(basename, "basename")
         return np.array(f"{base}-?????-of-{int(num_shards):05d}".encode("utf-8"), dtype=object)

@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from tensorweave.framework import errors
+from tensorweave.framework.graph import Operation
 from tensorweave.framework.tensor_shape import Dimension, TensorShape
 from tensorweave.ops._util import shape_error
 from tensorweave.ops._util import invalid, unimplemented
@@ -183,7 +183,7 @@ class Geometry:
         return bool(self.pad_top or self.pad_bottom or self.pad_left or self.pad_right)
 
 
-def static_output_shape(op: Any, attrs: WindowAttrs, x: TensorShape, window: tuple[Dimension, Dimension],
+def static_output_shape(op: Operation, attrs: WindowAttrs, x: TensorShape, window: tuple[Dimension, Dimension],
                         channels: Dimension) -> TensorShape:
     """The inferred output shape of a window op over a rank-4 input `x` (in the node's data
     format) whose window is `window` and whose output has `channels` channels."""

@@ -12,6 +12,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.ops.kernels import buffer_forwarding
 from tensorweave.ops.kernels.buffer_forwarding import forwardable
 from tensorweave.ops.kernels.intra_op import ElementwiseSplitter
@@ -21,7 +22,7 @@ __all__ = ["split_binary", "forwarding_unary", "may_forward"]
 _NUMERIC_KINDS = frozenset("biufc")
 
 
-def may_forward(ctx: Any, inputs: tuple[int, ...] = (0,)) -> bool:
+def may_forward(ctx: KernelContext, inputs: tuple[int, ...] = (0,)) -> bool:
     """Whether the node's kernel should look for an input to forward: a NumPy kernel with a
     numeric output that may be large, and one of `inputs` of the output's dtype."""
     if ctx.xp is not np:
@@ -35,7 +36,7 @@ def may_forward(ctx: Any, inputs: tuple[int, ...] = (0,)) -> bool:
     return not (shape.is_fully_defined() and shape.num_elements() < buffer_forwarding.MIN_FORWARD_ELEMENTS)
 
 
-def split_binary(ctx: Any, ufunc: Callable, plain: Callable[[Any, Any], Any],
+def split_binary(ctx: KernelContext, ufunc: Callable, plain: Callable[[Any, Any], Any],
                  incompatible: Callable[[tuple, tuple], Exception]) -> Callable[[Any, Any], Any]:
     """A binary ufunc kernel: `plain` itself when the node's output is small, else a compute
     that writes into a forwardable input of the result's shape (x first, then y) and runs large
@@ -71,7 +72,7 @@ def split_binary(ctx: Any, ufunc: Callable, plain: Callable[[Any, Any], Any],
     return compute
 
 
-def forwarding_unary(ctx: Any, plain: Callable[[Any], Any],
+def forwarding_unary(ctx: KernelContext, plain: Callable[[Any], Any],
                      into: Callable[[Any, Any], Any]) -> Callable[[Any], Any]:
     """A unary kernel y = f(x): `plain(x)` for small values; larger ones are computed by
     `into(out, x)` (which must allow out to be x itself) into x when it can be forwarded, else

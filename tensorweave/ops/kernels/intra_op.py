@@ -25,6 +25,7 @@ import threading
 from typing import Any, Callable, Optional
 
 import numpy as np
+from tensorweave.framework.kernel_contract import KernelContext
 
 __all__ = ["ChunkRunner", "ElementwiseSplitter", "IntraOpSettings", "MatMulSplitter", "available_cores",
            "intra_op_settings", "may_reorient", "oriented_dot", "split_bounds"]
@@ -60,7 +61,7 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def intra_op_settings(ctx: Any) -> IntraOpSettings:
+def intra_op_settings(ctx: KernelContext) -> IntraOpSettings:
     """The session's ConfigProto.intra_op_parallelism_threads (0: one thread per core, as in TF)
     bounded by the cores and by the device pool's threads plus the caller."""
     cores = available_cores()
@@ -80,7 +81,7 @@ class ChunkRunner:
         self.helpers = max(0, helpers)
 
     @classmethod
-    def for_kernel(cls, ctx: Any, uses_blas: bool = True) -> "ChunkRunner":
+    def for_kernel(cls, ctx: KernelContext, uses_blas: bool = True) -> "ChunkRunner":
         """A runner for the kernel being built: helpers per `intra_op_settings(ctx)`."""
         device = ctx.device
         return cls(lambda: device.thread_pool, intra_op_settings(ctx).helpers(uses_blas))
@@ -242,7 +243,7 @@ class ElementwiseSplitter:
         self.min_elements = _SPLIT_ELEMENTS if min_elements is None else min_elements
 
     @classmethod
-    def for_kernel(cls, ctx: Any) -> Optional["ElementwiseSplitter"]:
+    def for_kernel(cls, ctx: KernelContext) -> Optional["ElementwiseSplitter"]:
         """A splitter for a NumPy kernel whose first output may be large, else None (the
         kernel then keeps its plain, cheapest form)."""
         if ctx.xp is not np or np.dtype(ctx.output_dtypes[0].as_numpy_dtype).kind not in _NUMERIC_KINDS:

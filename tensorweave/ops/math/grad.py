@@ -24,7 +24,7 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import _util, array as array_ops
 from tensorweave.ops import math as m
-from tensorweave.ops.array.constant import constant
+from tensorweave.ops.array.constant_op import constant
 from tensorweave.ops._util import register_kernel as _kernel
 from tensorweave.ops._util import dense
 

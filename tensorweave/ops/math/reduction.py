@@ -25,6 +25,7 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import _util
 from tensorweave.ops.kernels.buffer_forwarding import forwardable
+from tensorweave.ops.kernels.scatter import scatter_reduce
 from tensorweave.ops._util import invalid, quiet_numpy_warnings, register_kernel
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_all",
@@ -307,7 +308,7 @@ def _all_axes(x: Any) -> Any:
     range(rank(x)) computed in the graph."""
     rank = x.shape.ndims
     if rank is not None:
-        from tensorweave.ops.array.constant import constant
+        from tensorweave.ops.array.constant_op import constant
         return constant(np.arange(rank, dtype=np.int32))
     rank_t = apply_op(get_op_def("Rank"), input=x)
     return apply_op(get_op_def("Range"), start=0, limit=rank_t, delta=1)
@@ -565,25 +566,6 @@ def _unsorted_segment_sum_kernel(ctx: Any) -> Callable:
     return compute
 
 
-def scatter_reduce(ufunc: Any, out: Any, ids: Any, rows: Any) -> None:
-    """out[ids[j]] = ufunc(out[ids[j]], rows[j]) in order of j, dropping negative ids (as TF's
-    unsorted segment ops do). `out` is [num_segments, ...], `rows` is [len(ids), inner].
-
-    One 1-D `ufunc.at` over element positions: NumPy's fast path for `at` is 1-D only (`at`
-    over whole rows is 2-3x slower), and the elements of each output row still combine in
-    the order of j, exactly as TF's kernels do."""
-    if ids.size and ids.min() < 0:
-        keep = ids >= 0
-        ids, rows = ids[keep], rows[keep]
-    inner = rows.shape[1]
-    flat_out = out.reshape(-1)  # a view: out is freshly allocated and contiguous
-    if inner == 1:
-        ufunc.at(flat_out, ids, rows.reshape(-1))
-    elif inner:
-        positions = (ids.astype(np.int64)[:, None] * inner + np.arange(inner)).reshape(-1)
-        ufunc.at(flat_out, positions, rows.reshape(-1))
-
-
 def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any,
                          name: Optional[str] = None) -> Any:
     """output[i] = sum of data[j...] over j with segment_ids[j...] == i (negative ids dropped)."""
@@ -694,7 +676,7 @@ def _mean_grad(op: Any, grad: Any) -> list[Any]:
     x_shape, y_shape = op.inputs[0].shape, op.outputs[0].shape
     if x_shape.is_fully_defined() and y_shape.is_fully_defined():
         factor: Any = x_shape.num_elements() // max(y_shape.num_elements(), 1)
-        from tensorweave.ops.array.constant import constant
+        from tensorweave.ops.array.constant_op import constant
         factor = constant(factor, dtype=dtype)
     else:
         factor = math_ops.floordiv(array_ops.size(op.inputs[0]),
@@ -752,7 +734,7 @@ def _unsorted_segment_sum_grad(op: Any, grad: Any) -> list[Any]:
     gathered = array_ops.gather(math_grad.dense(grad), math_ops.maximum(ids, array_ops.zeros_like(ids)))
     kept = math_ops.greater_equal(ids, array_ops.zeros([], dtype=ids.dtype.base_dtype))
     if gathered.shape.ndims is not None and ids.shape.ndims is not None:
-        from tensorweave.ops.array.constant import constant
+        from tensorweave.ops.array.constant_op import constant
         trailing = constant([1] * (gathered.shape.ndims - ids.shape.ndims), dtype=_dtypes.int32)
     else:
         extra = array_ops.rank(gathered) - array_ops.rank(ids)

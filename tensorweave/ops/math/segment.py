@@ -24,7 +24,8 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import register_tensor_conversion_function
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops._util import quiet_numpy_warnings
-from tensorweave.ops.math.reduction import scatter_reduce, unsorted_segment_sum
+from tensorweave.ops.kernels.scatter import scatter_reduce
+from tensorweave.ops.math.reduction import unsorted_segment_sum
 from tensorweave.ops._util import fmt_shape, invalid, shape_error
 
 __all__ = ["unique", "unique_with_counts", "segment_sum", "segment_mean", "segment_max", "segment_min",

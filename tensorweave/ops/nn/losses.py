@@ -14,7 +14,7 @@ from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework.graph import GraphKeys, add_to_collection, get_collection, name_scope
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import array as array_ops, math as math_ops
-from tensorweave.ops.array.constant import constant
+from tensorweave.ops.array.constant_op import constant
 from tensorweave.ops.nn.nn_ops import relu
 from tensorweave.ops.nn.cross_entropy import (
     sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits_v2,

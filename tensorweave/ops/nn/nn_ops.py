@@ -28,7 +28,7 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import _util, array as array_ops, math as math_ops
 from tensorweave.ops.linalg import matrix as linalg_ops
-from tensorweave.ops.random import random_ops
+from tensorweave.ops.random.draws import random_uniform
 from tensorweave.ops._util import shape_error
 from tensorweave.ops.kernels import buffer_forwarding
 from tensorweave.ops.kernels.buffer_forwarding import forwardable
@@ -661,7 +661,7 @@ def dropout(x: Any, keep_prob: Any = None, noise_shape: Any = None, seed: Option
                 raise ValueError(f"rate must be a scalar tensor, got shape {rate.shape}")
             rate = math_ops.cast(rate, dtype) if rate.dtype.base_dtype != dtype else rate
             scaled = math_ops.realdiv(x, math_ops.subtract(convert_to_tensor(1, dtype=dtype), rate))
-        uniform = random_ops.random_uniform(_noise_shape(x, noise_shape), seed=seed, dtype=dtype)
+        uniform = random_uniform(_noise_shape(x, noise_shape), seed=seed, dtype=dtype)
         keep = math_ops.greater_equal(uniform, rate)
         out = math_ops.where_v2(keep, scaled, convert_to_tensor(0, dtype=dtype), name=scope)
         out.set_shape(x.shape)  # the noise broadcasts to x's shape

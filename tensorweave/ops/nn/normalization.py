@@ -25,7 +25,7 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import array as array_ops, math as math_ops
 from tensorweave.ops._util import shape_error
-from tensorweave.ops.array.constant import constant
+from tensorweave.ops.array.constant_op import constant
 from tensorweave.ops.nn.grad import register
 from tensorweave.ops.nn.cross_entropy import _is_zero
 from tensorweave.ops._util import register_kernel as _kernel

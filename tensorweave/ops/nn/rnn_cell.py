@@ -342,7 +342,7 @@ class DropoutWrapper(RNNCell):
             self._noise = self._recurrent_noise(input_size, dtype)
 
     def _recurrent_noise(self, input_size: Any, dtype: Any) -> dict[str, Any]:
-        from tensorweave.ops.random.random_ops import random_uniform
+        from tensorweave.ops.random.draws import random_uniform
         if dtype is None:
             raise ValueError("When variational_recurrent=True, dtype must be provided")
         sizes = {"state": self._cell.state_size, "output": self._cell.output_size}

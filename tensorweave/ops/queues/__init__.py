@@ -1,1 +1,8 @@
-"""Queues (white paper 4.6; OSDI 3.1): queue ops and the queue state kept in resource managers."""
+"""Queues (white paper 4.6; OSDI 3.1): the queue ops (queue_ops), the queue state kept in resource
+managers (queue_resource), and the TF1 queue classes over the ops (queue_classes, tier 2).
+
+The family's public names (TF's data_flow_ops queue classes) are re-exported here."""
+from tensorweave.ops.queues.queue_classes import (
+    FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue)
+
+__all__ = ["QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue", "PriorityQueue"]

@@ -1,5 +1,7 @@
 """Random ops (white paper Table 1): RandomUniform, RandomUniformInt, RandomStandardNormal,
-TruncatedNormal, Multinomial, RandomShuffle, and their TF1 wrappers.
+TruncatedNormal, Multinomial, RandomShuffle, and the wrappers `tf.multinomial` and
+`tf.random_shuffle` (`tf.random_uniform`, `tf.random_normal` and `tf.truncated_normal` scale the
+draws with math ops: random/draws.py).
 
 They give TensorFlow's numbers. The wrappers build the ops TF's wrappers build and derive the
 `seed`/`seed2` attrs with `random_seed.get_seed` (TF's graph and op seeds), and each kernel owns a
@@ -18,44 +20,35 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import errors
 from tensorweave.framework import graph as _graph
 from tensorweave.framework import random_seed
 from tensorweave.framework import tensor_util
+from tensorweave.framework.graph import Operation
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.framework.tensor_shape import TensorShape, dimension_value
+from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.ops.kernels import random_distributions as _dist
 from tensorweave.ops.kernels.intra_op import available_cores
 from tensorweave.ops._util import format_dims, with_rank
 from tensorweave.ops.kernels.philox import philox_words, PhiloxGenerator
 from tensorweave.ops._util import invalid
 
-__all__ = ["random_uniform", "random_normal", "truncated_normal", "multinomial", "random_shuffle"]
+__all__ = ["multinomial", "random_shuffle"]
 
 _SEED_ATTRS = ["seed: int = 0", "seed2: int = 0"]
 _FLOAT_TYPES = "{float16, float32, float64}"
 
 
-def _make_generator(ctx: Any) -> np.random.Generator:
-    """A NumPy stream deterministic in (seed, seed2) unless both are 0 (RandomShuffleQueue's
-    draws; the random ops here use `_philox`)."""
-    seed, seed2 = ctx.attr("seed"), ctx.attr("seed2")
-    if seed == 0 and seed2 == 0:
-        return np.random.default_rng()
-    mask = (1 << 64) - 1  # SeedSequence wants non-negative entropy
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed & mask, seed2 & mask])))
-
-
-def _philox(ctx: Any) -> PhiloxGenerator:
+def _philox(ctx: KernelContext) -> PhiloxGenerator:
     """The kernel's Philox stream, keyed by its (seed, seed2) attrs as in TF."""
     return PhiloxGenerator(ctx.attr("seed"), ctx.attr("seed2"))
 
 
 # -- the shape input -------------------------------------------------------------------------------
-def _shape_from_input(op: Any, index: int = 0) -> TensorShape:
+def _shape_from_input(op: Operation, index: int = 0) -> TensorShape:
     """Output shape given by a 1-D shape tensor, as precisely as its static value allows."""
     with_rank(op, op.inputs[index].shape, 1)
     return tensor_util.constant_value_as_shape(op.inputs[index])
@@ -72,7 +65,7 @@ def _check_shape_value(value: Any) -> tuple[int, ...]:
     return dims
 
 
-def _shape_reader(ctx: Any, index: int = 0) -> Callable[[Any], tuple[int, ...]]:
+def _shape_reader(ctx: KernelContext, index: int = 0) -> Callable[[Any], tuple[int, ...]]:
     """shape value -> validated tuple. A Const shape input is validated once, here: its kernel
     hands over this very array each run, so anything else (a feed) is checked when it comes."""
     static = tensor_util.constant_value(ctx.op.inputs[index])
@@ -100,7 +93,7 @@ def _float_kernel(sample: Callable[..., np.ndarray]) -> Callable[[Any], Callable
     """A builder for RandomUniform / RandomStandardNormal / TruncatedNormal: `sample(key,
     counter, size, dtype)` fills a flat array from the run's reservation."""
 
-    def build(ctx: Any) -> Callable[..., Any]:
+    def build(ctx: KernelContext) -> Callable[..., Any]:
         gen, read_shape, asarray = _philox(ctx), _shape_reader(ctx), ctx.xp.asarray
         np_dtype = np.dtype(ctx.output_dtypes[0].as_numpy_dtype)
 
@@ -121,7 +114,7 @@ TruncatedNormal.kernel()(_float_kernel(_dist.truncated_normal))
 
 
 # -- RandomUniformInt ------------------------------------------------------------------------------
-def _random_uniform_int_shape(op: Any) -> list[TensorShape]:
+def _random_uniform_int_shape(op: Operation) -> list[TensorShape]:
     with_rank(op, op.inputs[1].shape, 0)
     with_rank(op, op.inputs[2].shape, 0)
     return [_shape_from_input(op)]
@@ -134,7 +127,7 @@ RandomUniformInt = define_op(
 
 
 @RandomUniformInt.kernel()
-def _random_uniform_int_kernel(ctx: Any) -> Callable[..., Any]:
+def _random_uniform_int_kernel(ctx: KernelContext) -> Callable[..., Any]:
     gen, read_shape, asarray = _philox(ctx), _shape_reader(ctx), ctx.xp.asarray
     np_dtype = np.dtype(ctx.output_dtypes[0].as_numpy_dtype)
 
@@ -156,7 +149,7 @@ def _random_uniform_int_kernel(ctx: Any) -> Callable[..., Any]:
 
 
 # -- Multinomial ---------------------------------------------------------------------------------
-def _multinomial_shape(op: Any) -> list[TensorShape]:
+def _multinomial_shape(op: Operation) -> list[TensorShape]:
     logits = with_rank(op, op.inputs[0].shape, 2)
     with_rank(op, op.inputs[1].shape, 0)
     num_samples = tensor_util.constant_value(op.inputs[1])
@@ -182,7 +175,7 @@ def _check_multinomial_inputs(logits: Any, num_samples: Any) -> int:
     return n
 
 
-def _intra_op_threads(ctx: Any) -> int:
+def _intra_op_threads(ctx: KernelContext) -> int:
     """The threads of TF's intra-op pool for this session: ConfigProto's
     intra_op_parallelism_threads, or one per core."""
     intra = getattr(ctx.session_state, "intra_op_parallelism_threads", 0) or 0
@@ -245,7 +238,7 @@ def _multinomial_sample(gen: PhiloxGenerator, logits: np.ndarray, num_samples: i
 
 
 @Multinomial.kernel()
-def _multinomial_kernel(ctx: Any) -> Callable[..., Any]:
+def _multinomial_kernel(ctx: KernelContext) -> Callable[..., Any]:
     gen, asarray, threads = _philox(ctx), ctx.xp.asarray, _intra_op_threads(ctx)
     out_dtype = np.dtype(ctx.output_dtypes[0].as_numpy_dtype)
 
@@ -281,7 +274,7 @@ def _shuffle_permutation(gen: PhiloxGenerator, size: int) -> list[int]:
 
 
 @RandomShuffle.kernel()
-def _random_shuffle_kernel(ctx: Any) -> Callable[..., Any]:
+def _random_shuffle_kernel(ctx: KernelContext) -> Callable[..., Any]:
     gen = _philox(ctx)
 
     def compute(value: Any) -> Any:
@@ -300,81 +293,6 @@ for _op in (RandomUniform, RandomStandardNormal, TruncatedNormal, RandomUniformI
 
 
 # -- TF1 wrappers --------------------------------------------------------------------------------
-def _shape_tensor(shape: Any) -> Any:
-    """TF's tensor_util.shape_tensor: a shape given as list/tuple/TensorShape/tensor -> int tensor."""
-    if isinstance(shape, TensorShape):
-        if not shape.is_fully_defined():
-            raise ValueError(f"Cannot convert a partially known TensorShape {shape} to a Tensor.")
-        shape = shape.as_list()
-    if isinstance(shape, (tuple, list)):
-        # An empty list would convert as float32; TF makes it an int32 shape.
-        shape = [dimension_value(d) for d in shape] if shape else np.zeros([0], np.int32)
-    return convert_to_tensor(shape, name="shape")
-
-
-def _float_dtype(dtype: Any, allow_int: bool = False) -> _dtypes.DType:
-    dtype = _dtypes.as_dtype(dtype).base_dtype
-    allowed = (_dtypes.float16, _dtypes.float32, _dtypes.float64) + (
-        (_dtypes.int32, _dtypes.int64) if allow_int else ())
-    if dtype not in allowed:
-        raise ValueError(f"Invalid dtype {dtype!r}")
-    return dtype
-
-
-def random_uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = _dtypes.float32,
-                   seed: Optional[int] = None, name: Optional[str] = None) -> Any:
-    """Uniform values in [minval, maxval): floats scale RandomUniform, ints use RandomUniformInt.
-    Built op for op as TF builds it (the default [0, 1) is the bare RandomUniform, a Python 0
-    minval only multiplies), so later ops get the same derived seeds as in TF."""
-    dtype = _float_dtype(dtype, allow_int=True)
-    if maxval is None:
-        if dtype.is_integer:
-            raise ValueError(f"Must specify maxval for integer dtype {dtype!r}")
-        maxval = 1
-    with _graph.name_scope(name, "random_uniform", [shape, minval, maxval]) as scope:
-        shape = _shape_tensor(shape)
-        minval_is_zero = isinstance(minval, int) and minval == 0  # Python ints only, as TF
-        maxval_is_one = isinstance(maxval, int) and maxval == 1
-        if not minval_is_zero or not maxval_is_one or dtype.is_integer:
-            minval = convert_to_tensor(minval, dtype=dtype, name="min")
-            maxval = convert_to_tensor(maxval, dtype=dtype, name="max")
-        seed1, seed2 = random_seed.get_seed(seed)
-        if dtype.is_integer:
-            return apply_op(RandomUniformInt, name=scope, shape=shape, minval=minval, maxval=maxval,
-                            seed=seed1, seed2=seed2)
-        from tensorweave.ops import math as math_ops  # lazily; also installs the Tensor operators used here
-        rnd = apply_op(RandomUniform, shape=shape, dtype=dtype, seed=seed1, seed2=seed2)
-        if minval_is_zero:
-            return rnd if maxval_is_one else math_ops.multiply(rnd, maxval)
-        return math_ops.add(rnd * (maxval - minval), minval, name=scope)
-
-
-def _scaled_normal(op_def: Any, default_name: str, shape: Any, mean: Any, stddev: Any, dtype: Any,
-                   seed: Optional[int], name: Optional[str]) -> Any:
-    """mean + stddev * op_def(shape), built as TF builds random_normal/truncated_normal."""
-    dtype = _dtypes.as_dtype(dtype).base_dtype
-    with _graph.name_scope(name, default_name, [shape, mean, stddev]) as scope:
-        shape = _shape_tensor(shape)
-        mean = convert_to_tensor(mean, dtype=dtype, name="mean")
-        stddev = convert_to_tensor(stddev, dtype=dtype, name="stddev")
-        seed1, seed2 = random_seed.get_seed(seed)
-        from tensorweave.ops import math as math_ops  # lazily; also installs the Tensor operators used here
-        rnd = apply_op(op_def, shape=shape, dtype=dtype, seed=seed1, seed2=seed2)
-        return math_ops.add(rnd * stddev, mean, name=scope)
-
-
-def random_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = _dtypes.float32,
-                  seed: Optional[int] = None, name: Optional[str] = None) -> Any:
-    """Normally distributed values: mean + stddev * RandomStandardNormal(shape)."""
-    return _scaled_normal(RandomStandardNormal, "random_normal", shape, mean, stddev, dtype, seed, name)
-
-
-def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = _dtypes.float32,
-                     seed: Optional[int] = None, name: Optional[str] = None) -> Any:
-    """Normal values re-drawn when more than 2 standard deviations from the mean."""
-    return _scaled_normal(TruncatedNormal, "truncated_normal", shape, mean, stddev, dtype, seed, name)
-
-
 def multinomial(logits: Any, num_samples: Any, seed: Optional[int] = None, name: Optional[str] = None,
                 output_dtype: Any = None) -> Any:
     """Draws `num_samples` class indices per row of `logits` from softmax(logits)."""

@@ -7,7 +7,8 @@ then the V2 sampling ops (StatelessRandomUniformV2, ...NormalV2, StatelessTrunca
 kernels draw from a run's reservation (random_distributions.py), so the values are TF's.
 StatelessMultinomial (tf.random.stateless_categorical / stateless_multinomial) takes the seed
 itself and samples as Multinomial does. `alg` may be "auto_select" or "philox" (both Philox
-on CPU, as in TF); TF's ThreeFry is not provided.
+on CPU, as in TF); TF's ThreeFry is not provided. The wrappers that scale the draws
+(stateless_random_uniform, ...) are in random/draws.py.
 """
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from tensorweave.framework import dtypes as _dtypes
-from tensorweave.framework import errors
 from tensorweave.framework import graph as _graph
+from tensorweave.framework.graph import Operation
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
@@ -29,8 +31,7 @@ from tensorweave.ops._util import format_dims, with_rank
 from tensorweave.ops.kernels.philox import philox_words, PhiloxGenerator
 from tensorweave.ops._util import invalid
 
-__all__ = ["stateless_random_uniform", "stateless_random_normal", "stateless_truncated_normal",
-           "stateless_multinomial", "stateless_categorical"]
+__all__ = ["stateless_multinomial", "stateless_categorical"]
 
 _SCRAMBLE_KEY = (0x3EC8F720, 0x02461E29)  # TF's fixed key for turning a seed into key/counter
 _ALGORITHMS = {"philox": 1, "auto_select": 3}  # TF's Algorithm enum (2, ThreeFry: not on CPU)
@@ -53,7 +54,7 @@ def key_and_counter(seed: Any) -> tuple[tuple[int, int], int]:
 
 
 # -- StatelessRandomGetKeyCounter ----------------------------------------------------------------
-def _key_counter_shape(op: Any) -> list[TensorShape]:
+def _key_counter_shape(op: Operation) -> list[TensorShape]:
     with_rank(op, op.inputs[0].shape, 1)
     return [TensorShape([1]), TensorShape([2])]  # Philox: one uint64 of key, two of counter
 
@@ -64,7 +65,7 @@ StatelessRandomGetKeyCounter = define_op(
 
 
 @StatelessRandomGetKeyCounter.kernel()
-def _get_key_counter_kernel(ctx: Any) -> Callable[..., Any]:
+def _get_key_counter_kernel(ctx: KernelContext) -> Callable[..., Any]:
     asarray = ctx.xp.asarray
 
     def compute(seed: Any) -> Any:
@@ -107,7 +108,7 @@ StatelessRandomUniformIntV2 = _v2_op("StatelessRandomUniformIntV2", "{int32, int
 def _v2_kernel(sample: Callable[..., np.ndarray]) -> Callable[[Any], Callable[..., Any]]:
     """`sample(key, counter, size, dtype, *bounds)` from the key and counter inputs."""
 
-    def build(ctx: Any) -> Callable[..., Any]:
+    def build(ctx: KernelContext) -> Callable[..., Any]:
         read_shape, asarray = random_ops._shape_reader(ctx), ctx.xp.asarray
         np_dtype = np.dtype(ctx.output_dtypes[0].as_numpy_dtype)
 
@@ -150,7 +151,7 @@ StatelessMultinomial = define_op(
 
 
 @StatelessMultinomial.kernel()
-def _stateless_multinomial_kernel(ctx: Any) -> Callable[..., Any]:
+def _stateless_multinomial_kernel(ctx: KernelContext) -> Callable[..., Any]:
     asarray, threads = ctx.xp.asarray, random_ops._intra_op_threads(ctx)
     out_dtype = np.dtype(ctx.output_dtypes[0].as_numpy_dtype)
 
@@ -172,7 +173,9 @@ for _op in (StatelessRandomGetKeyCounter, StatelessRandomUniformV2, StatelessRan
 
 
 # -- wrappers -------------------------------------------------------------------------------------
-def _key_counter_alg(seed: Any, alg: Any) -> tuple[Any, Any, Any]:
+def key_counter_alg(seed: Any, alg: Any) -> tuple[Any, Any, Any]:
+    """(key, counter, alg) tensors for a V2 stateless op: the [2] `seed` scrambled by
+    StatelessRandomGetKeyCounter, and TF's algorithm id for `alg`."""
     alg = "auto_select" if alg is None else alg
     alg_id = _ALGORITHMS.get(alg.lower()) if isinstance(alg, str) else int(alg)
     if alg_id not in _ALGORITHMS.values():
@@ -180,63 +183,6 @@ def _key_counter_alg(seed: Any, alg: Any) -> tuple[Any, Any, Any]:
                          f"{sorted(_ALGORITHMS)} (ThreeFry is not available on CPU).")
     key, counter = apply_op(StatelessRandomGetKeyCounter, seed=seed)
     return key, counter, convert_to_tensor(np.int32(alg_id))
-
-
-def stateless_random_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None,
-                             dtype: Any = _dtypes.float32, name: Optional[str] = None,
-                             alg: Any = "auto_select") -> Any:
-    """tf.random.stateless_uniform: uniform values in [minval, maxval) fixed by `seed` ([2]
-    ints); integer dtypes with minval = maxval = None cover the dtype's whole range."""
-    dtype = _dtypes.as_dtype(dtype).base_dtype
-    if dtype.is_integer and (minval is None) != (maxval is None):
-        raise ValueError(f"For integer `dtype` argument {dtype}, argument `minval` and `maxval` must be "
-                         f"both None or not None. Got `minval`={minval} and `maxval`={maxval}.")
-    if not dtype.is_integer and maxval is None:
-        maxval = 1
-    with _graph.name_scope(name, "stateless_random_uniform", [shape, seed, minval, maxval]) as scope:
-        shape = random_ops._shape_tensor(shape)
-        if dtype.is_integer and minval is None:
-            key, counter, alg = _key_counter_alg(seed, alg)
-            return apply_op(StatelessRandomUniformFullIntV2, name=scope, shape=shape, key=key,
-                            counter=counter, alg=alg, dtype=dtype)
-        minval = convert_to_tensor(minval, dtype=dtype, name="min")
-        maxval = convert_to_tensor(maxval, dtype=dtype, name="max")
-        key, counter, alg = _key_counter_alg(seed, alg)
-        if dtype.is_integer:
-            return apply_op(StatelessRandomUniformIntV2, name=scope, shape=shape, key=key, counter=counter,
-                            alg=alg, minval=minval, maxval=maxval)
-        from tensorweave.ops import math as math_ops  # lazily; also installs the Tensor operators used here
-        rnd = apply_op(StatelessRandomUniformV2, shape=shape, key=key, counter=counter, alg=alg, dtype=dtype)
-        return math_ops.add(rnd * (maxval - minval), minval, name=scope)
-
-
-def _stateless_scaled(op_def: Any, default_name: str, shape: Any, seed: Any, mean: Any, stddev: Any,
-                      dtype: Any, name: Optional[str], alg: Any) -> Any:
-    dtype = _dtypes.as_dtype(dtype).base_dtype
-    with _graph.name_scope(name, default_name, [shape, seed, mean, stddev]) as scope:
-        shape = random_ops._shape_tensor(shape)
-        mean = convert_to_tensor(mean, dtype=dtype, name="mean")
-        stddev = convert_to_tensor(stddev, dtype=dtype, name="stddev")
-        key, counter, alg = _key_counter_alg(seed, alg)
-        from tensorweave.ops import math as math_ops  # lazily; also installs the Tensor operators used here
-        rnd = apply_op(op_def, shape=shape, key=key, counter=counter, alg=alg, dtype=dtype)
-        return math_ops.add(rnd * stddev, mean, name=scope)
-
-
-def stateless_random_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0,
-                            dtype: Any = _dtypes.float32, name: Optional[str] = None,
-                            alg: Any = "auto_select") -> Any:
-    """tf.random.stateless_normal: normal values fixed by `seed`."""
-    return _stateless_scaled(StatelessRandomNormalV2, "stateless_random_normal", shape, seed, mean, stddev,
-                             dtype, name, alg)
-
-
-def stateless_truncated_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0,
-                               dtype: Any = _dtypes.float32, name: Optional[str] = None,
-                               alg: Any = "auto_select") -> Any:
-    """tf.random.stateless_truncated_normal: truncated normal values fixed by `seed`."""
-    return _stateless_scaled(StatelessTruncatedNormalV2, "stateless_truncated_normal", shape, seed, mean,
-                             stddev, dtype, name, alg)
 
 
 def stateless_multinomial(logits: Any, num_samples: Any, seed: Any, output_dtype: Any = _dtypes.int64,

@@ -2,7 +2,7 @@
 `tf.WholeFileReader`, `tf.TFRecordReader`, `tf.IdentityReader` and their base `tf.ReaderBase`.
 
 A reader op yields a `resource` handle to reader state in its device's resource manager
-(ops/reader_resource.py). `reader.read(queue)` returns the next (key, value) record, taking the
+(readers/reader_resource.py). `reader.read(queue)` returns the next (key, value) record, taking the
 next work unit (a file name) from the string `queue` when the current one is used up;
 ReaderRead and ReaderReadUpTo are asynchronous kernels, so a read waiting for work holds no
 thread. Once the queue is closed and empty, reads fail with OutOfRangeError.
@@ -14,13 +14,13 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from tensorweave.framework import errors
-from tensorweave.framework.graph import Tensor
+from tensorweave.framework.graph import Operation, Tensor
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.lib.tf_record import TFRecordOptions
-from tensorweave.ops.queues import queue_resource as qr
+from tensorweave.ops.kernels.resource_handles import resource_handle_kernel, resource_of
 from tensorweave.ops.readers import reader_resource as rr
 from tensorweave.ops import _util
 from tensorweave.ops._util import invalid
@@ -49,18 +49,18 @@ IdentityReaderV2 = define_op("IdentityReaderV2", outputs=["reader_handle: resour
 def _reader_kernel(kind: type, make: Callable[[Any, str], rr.ReaderResource]) -> Callable[[Any], Any]:
     """Builder of a reader op's kernel: the handle of its (possibly shared) reader."""
 
-    def build(ctx: Any) -> Callable[[], Any]:
+    def build(ctx: KernelContext) -> Callable[[], Any]:
         def verify(existing: Any) -> None:
             if type(existing) is not kind:
                 raise invalid(f"Shared reader '{getattr(existing, 'name', '?')}' is a "
                                f"{getattr(existing, 'kind', type(existing).__name__)}, not a {kind.kind}")
 
-        return qr.resource_handle_kernel(ctx, lambda name: make(ctx, name), verify, use_node_name=True)
+        return resource_handle_kernel(ctx, lambda name: make(ctx, name), verify, use_node_name=True)
 
     return build
 
 
-def _fixed_length(ctx: Any, name: str) -> rr.ReaderResource:
+def _fixed_length(ctx: KernelContext, name: str) -> rr.ReaderResource:
     sizes = {k: ctx.attr(k) for k in ("record_bytes", "header_bytes", "footer_bytes", "hop_bytes")}
     if sizes["record_bytes"] <= 0 or min(sizes.values()) < 0:
         raise invalid(f"FixedLengthRecordReader needs record_bytes > 0 and non-negative header, footer "
@@ -71,14 +71,14 @@ def _fixed_length(ctx: Any, name: str) -> rr.ReaderResource:
     return rr.FixedLengthRecordReaderResource(name, encoding=encoding, **sizes)
 
 
-def _text_line(ctx: Any, name: str) -> rr.ReaderResource:
+def _text_line(ctx: KernelContext, name: str) -> rr.ReaderResource:
     skip = ctx.attr("skip_header_lines")
     if skip < 0:
         raise invalid(f"skip_header_lines must be >= 0 not {skip}")
     return rr.TextLineReaderResource(name, skip)
 
 
-def _tf_record(ctx: Any, name: str) -> rr.ReaderResource:
+def _tf_record(ctx: KernelContext, name: str) -> rr.ReaderResource:
     compression = ctx.attr("compression_type")
     if compression not in ("", "ZLIB", "GZIP"):
         raise invalid(f"TFRecordReader compression_type must be '', 'ZLIB' or 'GZIP', got {compression!r}")
@@ -97,7 +97,7 @@ IdentityReaderV2.kernel()(_reader_kernel(rr.IdentityReaderResource,
 # ---------------------------------------------------------------------------------------------
 # The reader verbs
 # ---------------------------------------------------------------------------------------------
-def _up_to_shape(op: Any) -> list[TensorShape]:
+def _up_to_shape(op: Operation) -> list[TensorShape]:
     return [TensorShape([None])] * 2
 
 
@@ -128,53 +128,53 @@ for _op in (TextLineReaderV2, FixedLengthRecordReaderV2, WholeFileReaderV2, TFRe
 
 
 @ReaderReadV2.kernel()
-def _read_kernel(ctx: Any) -> Callable[..., None]:
+def _read_kernel(ctx: KernelContext) -> Callable[..., None]:
     def read(step: Any, done: Callable[[Any], None], reader: Any, queue: Any) -> None:
-        qr.resource_of(reader).read(step, qr.resource_of(queue), done, 1, False)
+        resource_of(reader).read(step, resource_of(queue), done, 1, False)
     return read
 
 
 @ReaderReadUpToV2.kernel()
-def _read_up_to_kernel(ctx: Any) -> Callable[..., None]:
+def _read_up_to_kernel(ctx: KernelContext) -> Callable[..., None]:
     def read_up_to(step: Any, done: Callable[[Any], None], reader: Any, queue: Any, num_records: Any) -> None:
         n = int(num_records)
         if n <= 0:
             raise invalid(f"num_records must be greater than 0, got {n}")
-        qr.resource_of(reader).read(step, qr.resource_of(queue), done, n, True)
+        resource_of(reader).read(step, resource_of(queue), done, n, True)
     return read_up_to
 
 
 @ReaderNumRecordsProducedV2.kernel()
-def _num_records_kernel(ctx: Any) -> Callable[[Any], Any]:
-    return lambda reader: np.int64(qr.resource_of(reader).num_records_produced)
+def _num_records_kernel(ctx: KernelContext) -> Callable[[Any], Any]:
+    return lambda reader: np.int64(resource_of(reader).num_records_produced)
 
 
 @ReaderNumWorkUnitsCompletedV2.kernel()
-def _num_work_units_kernel(ctx: Any) -> Callable[[Any], Any]:
-    return lambda reader: np.int64(qr.resource_of(reader).work_finished)
+def _num_work_units_kernel(ctx: KernelContext) -> Callable[[Any], Any]:
+    return lambda reader: np.int64(resource_of(reader).work_finished)
 
 
 @ReaderSerializeStateV2.kernel()
-def _serialize_kernel(ctx: Any) -> Callable[[Any], Any]:
+def _serialize_kernel(ctx: KernelContext) -> Callable[[Any], Any]:
     def serialize(reader: Any) -> np.ndarray:
-        return rr._string_scalar(qr.resource_of(reader).serialize_state())
+        return rr._string_scalar(resource_of(reader).serialize_state())
     return serialize
 
 
 @ReaderRestoreStateV2.kernel()
-def _restore_kernel(ctx: Any) -> Callable[[Any, Any], None]:
+def _restore_kernel(ctx: KernelContext) -> Callable[[Any, Any], None]:
     def restore(reader: Any, state: Any) -> None:
         if np.ndim(state) != 0:
             raise invalid(f"Reader state must be a scalar string, got shape {list(np.shape(state))}")
         value = state[()] if isinstance(state, np.ndarray) else state
-        qr.resource_of(reader).restore_state(value.encode() if isinstance(value, str) else bytes(value))
+        resource_of(reader).restore_state(value.encode() if isinstance(value, str) else bytes(value))
     return restore
 
 
 @ReaderResetV2.kernel()
-def _reset_kernel(ctx: Any) -> Callable[[Any], None]:
+def _reset_kernel(ctx: KernelContext) -> Callable[[Any], None]:
     def reset(reader: Any) -> None:
-        qr.resource_of(reader).reset()
+        resource_of(reader).reset()
     return reset
 
 

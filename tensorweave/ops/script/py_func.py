@@ -9,6 +9,7 @@ import numpy as np
 
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import errors
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.ops import _util
@@ -28,7 +29,7 @@ def _register(fn: Callable[..., Any]) -> str:
     return token
 
 
-def _py_func_kernel(ctx: Any) -> Any:
+def _py_func_kernel(ctx: KernelContext) -> Any:
     token = ctx.attr("token")
     out_types = [np.dtype(t.as_numpy_dtype) for t in ctx.attr("Tout")]
     op = ctx.op

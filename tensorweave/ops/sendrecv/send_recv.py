@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.tensor_shape import unknown_shape
 from tensorweave.ops import _util
@@ -49,7 +50,7 @@ def _key_maker(attrs: dict[str, Any]) -> Callable[[Any], Any]:
 
 
 @Send.kernel()
-def _send_kernel(ctx: Any) -> Any:
+def _send_kernel(ctx: KernelContext) -> Any:
     key = _key_maker(ctx.attrs)
 
     def send(step: Any, value: Any) -> None:
@@ -60,7 +61,7 @@ def _send_kernel(ctx: Any) -> Any:
 
 
 @Recv.kernel()
-def _recv_kernel(ctx: Any) -> Any:
+def _recv_kernel(ctx: KernelContext) -> Any:
     key = _key_maker(ctx.attrs)
 
     def recv(step: Any, done: Callable[[Any], None]) -> None:
@@ -107,12 +108,12 @@ def unpack_bfloat16(packed: Any) -> np.ndarray:
 
 
 @Bfloat16Pack.kernel()
-def _pack_kernel(ctx: Any) -> Any:
+def _pack_kernel(ctx: KernelContext) -> Any:
     return pack_bfloat16
 
 
 @Bfloat16Unpack.kernel()
-def _unpack_kernel(ctx: Any) -> Any:
+def _unpack_kernel(ctx: KernelContext) -> Any:
     return unpack_bfloat16
 
 

@@ -146,7 +146,7 @@ def sparse_tensor_to_dense(sp_input: Any, default_value: Any = 0, validate_indic
 def sparse_placeholder(dtype: Any, shape: Any = None, name: Optional[str] = None) -> SparseTensor:
     """A SparseTensor whose three parts must be fed (feed a tf.SparseTensorValue for it).
     A fully known `shape` makes `dense_shape` a constant."""
-    from tensorweave.ops.array.constant import constant, placeholder
+    from tensorweave.ops.array.constant_op import constant, placeholder
     from tensorweave.framework.tensor_shape import as_shape
     static = None if shape is None else as_shape(shape)
     rank = None if static is None else static.ndims

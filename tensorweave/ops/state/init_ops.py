@@ -9,6 +9,9 @@ import numpy as np
 
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework.tensor_shape import as_shape
+from tensorweave.ops.array.constant_op import constant
+from tensorweave.ops.array.creation import ones, zeros
+from tensorweave.ops.random.draws import random_normal, random_uniform, truncated_normal
 
 __all__ = ["Initializer", "zeros_initializer", "ones_initializer", "constant_initializer",
            "random_uniform_initializer", "random_normal_initializer", "truncated_normal_initializer",
@@ -40,7 +43,6 @@ class zeros_initializer(Initializer):  # noqa: N801  (TF's names)
         self.dtype = _dtypes.as_dtype(dtype)
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Any:
-        from tensorweave.ops.array.creation import zeros
         return zeros(_shape_list(shape), self._dtype(dtype))
 
 
@@ -49,7 +51,6 @@ class ones_initializer(Initializer):  # noqa: N801
         self.dtype = _dtypes.as_dtype(dtype)
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Any:
-        from tensorweave.ops.array.creation import ones
         return ones(_shape_list(shape), self._dtype(dtype))
 
 
@@ -60,7 +61,6 @@ class constant_initializer(Initializer):  # noqa: N801
         self.verify_shape = verify_shape
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Any:
-        from tensorweave.ops.array.constant import constant
         dt = self._dtype(dtype)
         dims = _shape_list(shape)
         value = np.asarray(self.value, dtype=dt.as_numpy_dtype)
@@ -75,7 +75,6 @@ class random_uniform_initializer(Initializer):  # noqa: N801
         self.dtype = _dtypes.as_dtype(dtype)
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Any:
-        from tensorweave.ops.random.random_ops import random_uniform
         dt = self._dtype(dtype)
         maxval = self.maxval if self.maxval is not None or not dt.is_floating else 1.0
         return random_uniform(_shape_list(shape), self.minval, maxval, dt, seed=self.seed)
@@ -88,7 +87,6 @@ class random_normal_initializer(Initializer):  # noqa: N801
         self.dtype = _dtypes.as_dtype(dtype)
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Any:
-        from tensorweave.ops.random.random_ops import random_normal
         return random_normal(_shape_list(shape), self.mean, self.stddev, self._dtype(dtype), seed=self.seed)
 
 
@@ -99,7 +97,6 @@ class truncated_normal_initializer(Initializer):  # noqa: N801
         self.dtype = _dtypes.as_dtype(dtype)
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Any:
-        from tensorweave.ops.random.random_ops import truncated_normal
         return truncated_normal(_shape_list(shape), self.mean, self.stddev, self._dtype(dtype), seed=self.seed)
 
 
@@ -132,7 +129,6 @@ class variance_scaling_initializer(Initializer):  # noqa: N801
         self.dtype = _dtypes.as_dtype(dtype)
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Any:
-        from tensorweave.ops.random import random_ops
         dims = _shape_list(shape)
         dt = self._dtype(dtype)
         fan_in, fan_out = _fans(dims)
@@ -140,11 +136,11 @@ class variance_scaling_initializer(Initializer):  # noqa: N801
         scale = self.scale / max(1.0, n)
         if self.distribution == "truncated_normal":
             stddev = math.sqrt(scale) / 0.87962566103423978  # std of a unit normal truncated at 2
-            return random_ops.truncated_normal(dims, 0.0, stddev, dt, seed=self.seed)
+            return truncated_normal(dims, 0.0, stddev, dt, seed=self.seed)
         if self.distribution == "untruncated_normal":
-            return random_ops.random_normal(dims, 0.0, math.sqrt(scale), dt, seed=self.seed)
+            return random_normal(dims, 0.0, math.sqrt(scale), dt, seed=self.seed)
         limit = math.sqrt(3.0 * scale)
-        return random_ops.random_uniform(dims, -limit, limit, dt, seed=self.seed)
+        return random_uniform(dims, -limit, limit, dt, seed=self.seed)
 
 
 class glorot_uniform_initializer(variance_scaling_initializer):  # noqa: N801
@@ -163,7 +159,6 @@ class uniform_unit_scaling_initializer(Initializer):  # noqa: N801
         self.dtype = _dtypes.as_dtype(dtype)
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Any:
-        from tensorweave.ops.random.random_ops import random_uniform
         dims = _shape_list(shape)
         input_size = float(np.prod(dims[:-1])) if len(dims) > 1 else (float(dims[0]) if dims else 1.0)
         limit = math.sqrt(3.0 / max(1.0, input_size)) * self.factor

@@ -26,7 +26,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from tensorweave.framework import errors
-from tensorweave.framework.op_def import define_op
+from tensorweave.framework.kernel_contract import KernelContext
+from tensorweave.framework.op_def import define_op, OpDef
 from tensorweave.ops import _util
 from tensorweave.ops.kernels.buffer_forwarding import held_only_by
 
@@ -147,12 +148,12 @@ def _dense_update(rule: Callable[..., tuple], cells: Sequence[Any], args: Sequen
             spare.keep(old)
 
 
-def _register(op: Any, rule: Callable[..., tuple], num_slots: int, grad_pos: int, sparse: bool) -> None:
+def _register(op: OpDef, rule: Callable[..., tuple], num_slots: int, grad_pos: int, sparse: bool) -> None:
     """`rule(var, *slots, *args, attrs) -> (new_var, *new_slots)` on arrays, args in TF's input
     order; the kernel feeds it blocks of whole arrays (dense) or the indexed rows (sparse)."""
 
     @op.kernel()
-    def build(ctx: Any) -> Any:
+    def build(ctx: KernelContext) -> Any:
         use_locking, node = ctx.attr("use_locking"), ctx.op
         attrs = dict(ctx.attrs)
         spares = [_Spare() for _ in range(1 + num_slots)]

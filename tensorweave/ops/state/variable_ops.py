@@ -10,11 +10,13 @@ from typing import Any, Optional
 import numpy as np
 
 from tensorweave.framework import errors
-from tensorweave.framework.op_def import define_op
+from tensorweave.framework.graph import Operation
+from tensorweave.framework.kernel_contract import KernelContext
+from tensorweave.framework.op_def import define_op, OpDef
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_shape import TensorShape, as_shape
 from tensorweave.ops import _util
-from tensorweave.ops.math.reduction import scatter_reduce
+from tensorweave.ops.kernels.scatter import scatter_reduce
 
 __all__ = ["assign", "assign_add", "assign_sub", "is_variable_initialized"]
 
@@ -36,7 +38,7 @@ class VariableCell:
         self.dropped = True
         self.value = None
 
-    def read(self, op: Any = None) -> Any:
+    def read(self, op: Optional[Operation] = None) -> Any:
         value = self.value
         if value is None:
             raise errors.FailedPreconditionError(
@@ -52,7 +54,7 @@ VariableV2 = define_op("VariableV2", outputs=["ref: Ref(dtype)"],
 
 
 @VariableV2.kernel()
-def _variable_kernel(ctx: Any) -> Any:
+def _variable_kernel(ctx: KernelContext) -> Any:
     name, container, node, shape = ctx.attr("shared_name") or ctx.node_name, ctx.attr("container"), \
         ctx.node_name, ctx.attr("shape")
     rm = ctx.resource_mgr
@@ -76,7 +78,7 @@ def variable_op_v2(shape: Any, dtype: Any, name: Optional[str] = None, container
                     shared_name=shared_name)
 
 
-def _assign_shape(op: Any) -> list[TensorShape]:
+def _assign_shape(op: Operation) -> list[TensorShape]:
     if op.get_attr("validate_shape"):
         return [op.inputs[0].shape.merge_with(op.inputs[1].shape)]
     return [op.inputs[1].shape]
@@ -88,7 +90,7 @@ Assign = define_op("Assign", inputs=["ref: Ref(T)", "value: T"], outputs=["outpu
 
 
 @Assign.kernel()
-def _assign_kernel(ctx: Any) -> Any:
+def _assign_kernel(ctx: KernelContext) -> Any:
     validate, locking, xp, op = ctx.attr("validate_shape"), ctx.attr("use_locking"), ctx.xp, ctx.op
     declared = op.inputs[0].shape
 
@@ -113,7 +115,7 @@ def _assign_kernel(ctx: Any) -> Any:
 
 
 def _make_update_kernel(fn_name: str) -> Any:
-    def build(ctx: Any) -> Any:
+    def build(ctx: KernelContext) -> Any:
         locking, op = ctx.attr("use_locking"), ctx.op
         ufunc = getattr(ctx.xp, fn_name)
 
@@ -131,7 +133,7 @@ def _make_update_kernel(fn_name: str) -> Any:
     return build
 
 
-def _checked_update(ufunc: Any, old: Any, delta: Any, op: Any) -> Any:
+def _checked_update(ufunc: Any, old: Any, delta: Any, op: Operation) -> Any:
     if np.shape(old) != np.shape(delta):
         raise errors.InvalidArgumentError(
             None, op, f"Must have the same shape: {list(np.shape(old))} vs {list(np.shape(delta))}")
@@ -154,7 +156,7 @@ IsVariableInitialized = define_op("IsVariableInitialized", inputs=["ref: Ref(dty
 
 
 @IsVariableInitialized.kernel()
-def _is_initialized_kernel(ctx: Any) -> Any:
+def _is_initialized_kernel(ctx: KernelContext) -> Any:
     return lambda cell: np.bool_(cell.value is not None)
 
 
@@ -189,7 +191,7 @@ def is_variable_initialized(variable: Any) -> Any:
 
 
 # -- sparse updates: only the indexed rows change, in place ---------------------------------------
-def _scatter_shape(op: Any) -> list[TensorShape]:
+def _scatter_shape(op: Operation) -> list[TensorShape]:
     ref, indices, updates = (t.shape for t in op.inputs)
     if ref.ndims is not None and indices.ndims is not None:
         expected = indices.concatenate(ref[1:])
@@ -207,7 +209,7 @@ def _make_scatter(name: str, combine: Optional[str]) -> Any:
     op_def.not_differentiable()
 
     @op_def.kernel()
-    def build(ctx: Any) -> Any:
+    def build(ctx: KernelContext) -> Any:
         locking, node = ctx.attr("use_locking"), ctx.op
         ufunc = None if combine is None else getattr(np, combine)
 
@@ -252,7 +254,7 @@ ScatterDiv = _make_scatter("ScatterDiv", "divide")
 __all__ += ["scatter_update", "scatter_add", "scatter_sub", "scatter_mul", "scatter_div"]
 
 
-def _scatter(op_def: Any, ref: Any, indices: Any, updates: Any, use_locking: Optional[bool],
+def _scatter(op_def: OpDef, ref: Any, indices: Any, updates: Any, use_locking: Optional[bool],
              name: Optional[str]) -> Any:
     return apply_op(op_def, name=name, ref=_ref_of(ref), indices=indices, updates=updates,
                     use_locking=use_locking)
@@ -284,7 +286,7 @@ def scatter_div(ref: Any, indices: Any, updates: Any, use_locking: bool = False,
 # ---------------------------------------------------------------------------------------------
 # CountUpTo: the epoch counter of input producers (tf.train.limit_epochs)
 # ---------------------------------------------------------------------------------------------
-def _count_up_to_shape(op: Any) -> list[TensorShape]:
+def _count_up_to_shape(op: Operation) -> list[TensorShape]:
     if op.inputs[0].shape.ndims not in (None, 0):
         raise ValueError(f"Shape must be rank 0 but is rank {op.inputs[0].shape.ndims} for "
                          f"'{op.name}' (op: 'CountUpTo').")
@@ -298,7 +300,7 @@ CountUpTo.not_differentiable()
 
 
 @CountUpTo.kernel()
-def _count_up_to_kernel(ctx: Any) -> Any:
+def _count_up_to_kernel(ctx: KernelContext) -> Any:
     limit, op = ctx.attr("limit"), ctx.op
 
     def count_up_to(cell: VariableCell) -> Any:

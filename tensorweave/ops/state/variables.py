@@ -8,14 +8,23 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence
 
+from tensorboard.compat.proto import variable_pb2
+
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import graph as _graph
+from tensorweave.framework.default_session import get_default_session
 from tensorweave.framework.graph import GraphKeys, Operation, Tensor
+from tensorweave.framework.meta_graph import prepend_name_scope, register_proto_function, strip_name_scope
 from tensorweave.framework.tensor_conversion import convert_to_tensor, register_tensor_conversion_function
 from tensorweave.framework.tensor_shape import TensorShape, as_shape, unknown_shape
-from tensorweave.ops.state import variable_ops as state_ops
+from tensorweave.ops.array.constant_op import constant
+from tensorweave.ops.array.joining import stack
 from tensorweave.ops.array.shaping import identity
+from tensorweave.ops.array.slicing import boolean_mask
+from tensorweave.ops.control_flow.cond import cond
 from tensorweave.ops.control_flow.grouping import group, no_op
+from tensorweave.ops.math.elementwise import OVERLOADED_OPERATORS, logical_not
+from tensorweave.ops.state import variable_ops as state_ops
 
 __all__ = ["Variable", "VariableV1", "global_variables", "local_variables", "trainable_variables",
            "all_variables", "model_variables", "moving_average_variables", "global_variables_initializer",
@@ -86,7 +95,6 @@ class Variable:
 
     def _init_from_graph(self, variable_def: Any, import_scope: Optional[str] = None) -> None:
         """Rebuilds the Variable object around existing nodes named by a VariableDef proto."""
-        from tensorweave.framework.meta_graph import prepend_name_scope
         graph = _graph.get_default_graph()
 
         def element(name: str) -> Any:
@@ -103,8 +111,6 @@ class Variable:
     def to_proto(self, export_scope: Optional[str] = None) -> Any:
         """This variable as a VariableDef protobuf, names relative to `export_scope` (None if the
         variable is outside it)."""
-        from tensorboard.compat.proto import variable_pb2
-        from tensorweave.framework.meta_graph import strip_name_scope
         if export_scope is not None and not self._variable.name.startswith(export_scope.rstrip("/") + "/"):
             return None
         proto = variable_pb2.VariableDef(
@@ -138,7 +144,6 @@ class Variable:
     def initialized_value(self) -> Tensor:
         """The variable's value if it is initialized, else its initial value: use it to
         initialize another variable from this one (TF1 Variable.initialized_value)."""
-        from tensorweave.ops.control_flow.cond import cond
         graph = self.graph
         saved_context, graph._control_flow_context = graph._control_flow_context, None
         try:
@@ -196,7 +201,6 @@ class Variable:
 
     def load(self, value: Any, session: Any = None) -> None:
         """Assigns `value` through the initializer's feed, without adding ops to the graph."""
-        from tensorweave.framework.default_session import get_default_session
         session = session or get_default_session()
         if session is None:
             raise ValueError("Either session argument should be provided or default session should be established")
@@ -269,8 +273,7 @@ def _forward_operator(name: str) -> None:
 
 
 def _install_operators() -> None:
-    from tensorweave.ops import math as math_ops
-    for name in getattr(math_ops, "OVERLOADED_OPERATORS", ()):
+    for name in OVERLOADED_OPERATORS:
         _forward_operator(name)
     _forward_operator("__getitem__")
 
@@ -287,8 +290,6 @@ register_tensor_conversion_function(Variable, _to_tensor)
 
 def _register_variable_collections() -> None:
     """Variables serialize into MetaGraphDef collections as VariableDef protos."""
-    from tensorboard.compat.proto import variable_pb2
-    from tensorweave.framework.meta_graph import register_proto_function
     for key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES, GraphKeys.MOVING_AVERAGE_VARIABLES,
                 GraphKeys.LOCAL_VARIABLES, GraphKeys.MODEL_VARIABLES, GraphKeys.GLOBAL_STEP,
                 GraphKeys.METRIC_VARIABLES):
@@ -355,16 +356,14 @@ def initialize_local_variables() -> Operation:
 def report_uninitialized_variables(var_list: Optional[Sequence[Variable]] = None,
                                    name: str = "report_uninitialized_variables") -> Tensor:
     """A 1-D string tensor with the names of the uninitialized variables in `var_list`."""
-    from tensorweave.ops import array as array_ops, math as math_ops
-    from tensorweave.ops.array.constant import constant
     if var_list is None:
         var_list = global_variables() + local_variables()
     with _graph.name_scope(name) as scope:
         if not var_list:
             return constant([], dtype=_dtypes.string, name=scope)
-        flags = array_ops.stack([state_ops.is_variable_initialized(v) for v in var_list])
+        flags = stack([state_ops.is_variable_initialized(v) for v in var_list])
         names = constant([v.op.name for v in var_list])
-        return array_ops.boolean_mask(names, math_ops.logical_not(flags), name=scope)
+        return boolean_mask(names, logical_not(flags), name=scope)
 
 
 def assert_variables_initialized(var_list: Optional[Sequence[Variable]] = None) -> Any:

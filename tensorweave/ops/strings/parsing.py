@@ -15,6 +15,8 @@ import numpy as np
 
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import errors
+from tensorweave.framework.graph import Operation
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
@@ -95,7 +97,7 @@ StringToNumber.not_differentiable()
 
 
 @StringToNumber.kernel()
-def _string_to_number_kernel(ctx: Any) -> Callable:
+def _string_to_number_kernel(ctx: KernelContext) -> Callable:
     out_type = ctx.attr("out_type")
     parse = number_parser(out_type)
 
@@ -121,7 +123,7 @@ def string_to_number(string_tensor: Any, out_type: Any = _dtypes.float32, name: 
 # ---------------------------------------------------------------------------------------------
 # DecodeRaw
 # ---------------------------------------------------------------------------------------------
-def _decode_raw_shape(op: Any) -> list[TensorShape]:
+def _decode_raw_shape(op: Operation) -> list[TensorShape]:
     shape = op.inputs[0].shape
     return [TensorShape(None) if shape.ndims is None else shape.concatenate([None])]
 
@@ -135,7 +137,7 @@ DecodeRaw.not_differentiable()
 
 
 @DecodeRaw.kernel()
-def _decode_raw_kernel(ctx: Any) -> Callable:
+def _decode_raw_kernel(ctx: KernelContext) -> Callable:
     out_type = ctx.attr("out_type")
     native = np.dtype(out_type.as_numpy_dtype)
     wire = native.newbyteorder("<" if ctx.attr("little_endian") else ">")
@@ -176,7 +178,7 @@ _CSV_TYPES = (_dtypes.float32, _dtypes.float64, _dtypes.int32, _dtypes.int64, _d
 _TYPE_WORDS = {"float32": "float", "float64": "double", "int32": "int32", "int64": "int64"}
 
 
-def _decode_csv_shape(op: Any) -> list[TensorShape]:
+def _decode_csv_shape(op: Operation) -> list[TensorShape]:
     for t in op.inputs[1:]:
         shape = t.shape
         if shape.ndims is not None and shape.ndims > 1:
@@ -298,7 +300,7 @@ def _default_of(default: Any, column: int) -> Any:
 
 
 @DecodeCSV.kernel()
-def _decode_csv_kernel(ctx: Any) -> Callable:
+def _decode_csv_kernel(ctx: KernelContext) -> Callable:
     delim = ctx.attr("field_delim").encode("utf-8")
     if len(delim) != 1:
         raise errors.InvalidArgumentError(None, ctx.op, "field_delim should be only 1 char")

@@ -15,7 +15,8 @@ import numpy as np
 
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import errors
-from tensorweave.framework.graph import name_scope
+from tensorweave.framework.graph import name_scope, Operation
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.sparse_tensor import SparseTensor
@@ -27,7 +28,7 @@ from tensorweave.ops._util import shape_error
 __all__ = ["string_split", "substr", "string_join", "as_string", "string_strip", "regex_replace"]
 
 
-def _invalid(message: str, op: Any = None) -> errors.InvalidArgumentError:
+def _invalid(message: str, op: Optional[Operation] = None) -> errors.InvalidArgumentError:
     return errors.InvalidArgumentError(None, op, message)
 
 
@@ -38,7 +39,7 @@ def to_object_array(items: list, shape: Any) -> np.ndarray:
     return out.reshape(shape)
 
 
-def _rank_check(op: Any, index: int, rank: int) -> TensorShape:
+def _rank_check(op: Operation, index: int, rank: int) -> TensorShape:
     shape = op.inputs[index].shape
     if shape.ndims is not None and shape.ndims != rank:
         raise shape_error(op, f"Shape must be rank {rank} but is rank {shape.ndims}")
@@ -48,7 +49,7 @@ def _rank_check(op: Any, index: int, rank: int) -> TensorShape:
 # ---------------------------------------------------------------------------------------------
 # StringSplit, StringSplitV2: a vector of strings -> SparseTensor of tokens
 # ---------------------------------------------------------------------------------------------
-def _split_shape(op: Any) -> list[TensorShape]:
+def _split_shape(op: Operation) -> list[TensorShape]:
     _rank_check(op, 0, 1)
     _rank_check(op, 1, 0)
     return [TensorShape([None, 2]), TensorShape([None]), TensorShape([2])]
@@ -94,7 +95,7 @@ def _vector_input(value: Any) -> list:
 
 
 @StringSplit.kernel()
-def _string_split_kernel(ctx: Any) -> Callable:
+def _string_split_kernel(ctx: KernelContext) -> Callable:
     skip_empty = ctx.attr("skip_empty")
     cache: dict[bytes, Callable] = {}
 
@@ -113,7 +114,7 @@ def _string_split_kernel(ctx: Any) -> Callable:
 
 
 @StringSplitV2.kernel()
-def _string_split_v2_kernel(ctx: Any) -> Callable:
+def _string_split_v2_kernel(ctx: KernelContext) -> Callable:
     maxsplit = ctx.attr("maxsplit")
 
     def compute(source: Any, sep: Any) -> Any:
@@ -163,7 +164,7 @@ def strings_split(input: Any = None, sep: Any = None, maxsplit: int = -1,  # noq
 # ---------------------------------------------------------------------------------------------
 # Substr
 # ---------------------------------------------------------------------------------------------
-def _substr_shape(op: Any) -> list[TensorShape]:
+def _substr_shape(op: Operation) -> list[TensorShape]:
     pos, length = op.inputs[1].shape, op.inputs[2].shape
     if pos.ndims is not None and length.ndims is not None and pos.ndims != length.ndims:
         raise shape_error(op, f"Shape must be rank {pos.ndims} but is rank {length.ndims}")
@@ -194,7 +195,7 @@ def _substring(s: bytes, pos: int, length: int, index: int, utf8: bool) -> bytes
 
 
 @Substr.kernel()
-def _substr_kernel(ctx: Any) -> Callable:
+def _substr_kernel(ctx: KernelContext) -> Callable:
     utf8 = ctx.attr("unit") == "UTF8_CHAR"
 
     def compute(source: Any, pos: Any, length: Any) -> Any:
@@ -222,7 +223,7 @@ def substr(input: Any, pos: Any, len: Any, name: Optional[str] = None, unit: str
 # ---------------------------------------------------------------------------------------------
 # StringJoin
 # ---------------------------------------------------------------------------------------------
-def _join_shape(op: Any) -> list[TensorShape]:
+def _join_shape(op: Operation) -> list[TensorShape]:
     out = TensorShape([])
     seen_non_scalar = False
     for t in op.inputs:
@@ -243,7 +244,7 @@ StringJoin.not_differentiable()
 
 
 @StringJoin.kernel()
-def _string_join_kernel(ctx: Any) -> Callable:
+def _string_join_kernel(ctx: KernelContext) -> Callable:
     separator = ctx.attr("separator").encode("utf-8")
 
     def compute(*parts: Any) -> Any:
@@ -276,7 +277,7 @@ StringStrip.not_differentiable()
 
 
 @StringStrip.kernel()
-def _string_strip_kernel(ctx: Any) -> Callable:
+def _string_strip_kernel(ctx: KernelContext) -> Callable:
     # bytes.strip() drops exactly C's isspace set: space, \t, \n, \v, \f, \r.
     return lambda x: to_object_array([s.strip() for s in x.ravel().tolist()], x.shape)
 
@@ -297,7 +298,7 @@ def _utf8_length(s: bytes) -> int:
 
 
 @StringLength.kernel()
-def _string_length_kernel(ctx: Any) -> Callable:
+def _string_length_kernel(ctx: KernelContext) -> Callable:
     measure = _utf8_length if ctx.attr("unit") == "UTF8_CHAR" else len
     return lambda x: np.fromiter(map(measure, x.ravel().tolist()), dtype=np.int32,
                                  count=x.size).reshape(x.shape)
@@ -321,7 +322,7 @@ AsString = define_op(
 AsString.not_differentiable()
 
 
-def _printf_spec(ctx: Any) -> tuple[str, str]:
+def _printf_spec(ctx: KernelContext) -> tuple[str, str]:
     """(flags and width and precision, conversion letter) of the printf format TF builds from
     the attrs, validated as TF's kernel does."""
     dtype = ctx.input_dtypes[0].base_dtype
@@ -364,7 +365,7 @@ def _c_float_formatter(spec: str, conversion: str) -> Callable[[float], str]:
 
 
 @AsString.kernel()
-def _as_string_kernel(ctx: Any) -> Callable:
+def _as_string_kernel(ctx: KernelContext) -> Callable:
     spec, conversion = _printf_spec(ctx)
     dtype = ctx.input_dtypes[0].base_dtype
     if dtype.is_bool:
@@ -407,7 +408,7 @@ StaticRegexReplace.not_differentiable()
 _REWRITE_TOKEN = re.compile(rb"\\(.)|([^\\]+)|(\\)$", re.DOTALL)
 
 
-def _compile_replacer(pattern: bytes, rewrite: bytes, replace_global: bool, op: Any = None) -> Callable:
+def _compile_replacer(pattern: bytes, rewrite: bytes, replace_global: bool, op: Optional[Operation] = None) -> Callable:
     """bytes -> bytes replacing the first (or every) match of the RE2-style `pattern` with
     `rewrite`, where \\0..\\9 insert groups and \\\\ a backslash, as RE2::Replace does."""
     try:
@@ -439,7 +440,7 @@ def _apply_replacer(replace: Callable, x: Any) -> Any:
 
 
 @RegexReplace.kernel()
-def _regex_replace_kernel(ctx: Any) -> Callable:
+def _regex_replace_kernel(ctx: KernelContext) -> Callable:
     replace_global = ctx.attr("replace_global")
     cache: dict[tuple[bytes, bytes], Callable] = {}
 
@@ -456,7 +457,7 @@ def _regex_replace_kernel(ctx: Any) -> Callable:
 
 
 @StaticRegexReplace.kernel()
-def _static_regex_replace_kernel(ctx: Any) -> Callable:
+def _static_regex_replace_kernel(ctx: KernelContext) -> Callable:
     replace = _compile_replacer(ctx.attr("pattern").encode("utf-8"), ctx.attr("rewrite").encode("utf-8"),
                                 ctx.attr("replace_global"), ctx.op)
     return lambda x: _apply_replacer(replace, x)
@@ -478,7 +479,7 @@ def regex_replace(input: Any, pattern: Any, rewrite: Any, replace_global: bool =
 # ---------------------------------------------------------------------------------------------
 # StringFormat: tensors rendered into a template, in TF's numpy-like layout
 # ---------------------------------------------------------------------------------------------
-def _format_shape(op: Any) -> list[TensorShape]:
+def _format_shape(op: Operation) -> list[TensorShape]:
     template, placeholder = op.get_attr("template"), op.get_attr("placeholder")
     expected = template.count(placeholder)
     if expected != len(op.inputs):
@@ -567,7 +568,7 @@ def format_tensor(value: Any, summarize: int) -> str:
 
 
 @StringFormat.kernel()
-def _string_format_kernel(ctx: Any) -> Callable:
+def _string_format_kernel(ctx: KernelContext) -> Callable:
     template, placeholder, summarize = ctx.attr("template"), ctx.attr("placeholder"), ctx.attr("summarize")
     # an empty placeholder sits before, between and after all characters, as str.count sees it
     parts = template.split(placeholder) if placeholder else ["", *template, ""]
