@@ -22,7 +22,7 @@ from tensorweave.framework.op_def_library import apply_op as _apply_op  # noqa: 
 from tensorweave.ops.array.constant import constant, placeholder, placeholder_with_default  # noqa: F401
 from tensorweave.ops.array import *  # noqa: F401,F403
 from tensorweave.ops.math import *  # noqa: F401,F403
-from tensorweave.ops.linalg.matrix import *  # noqa: F401,F403
+from tensorweave.ops.linalg import *  # noqa: F401,F403
 from tensorweave.ops.random.random_ops import *  # noqa: F401,F403
 from tensorweave.ops.control_flow.grouping import group, no_op, tuple  # noqa: F401
 from tensorweave.ops.control_flow.cond import case, cond  # noqa: F401
@@ -35,13 +35,8 @@ from tensorweave.ops.state.variables import *  # noqa: F401,F403
 from tensorweave.ops.state.variable_scope import *  # noqa: F401,F403
 from tensorweave.ops.state.init_ops import *  # noqa: F401,F403
 from tensorweave.ops.script.py_func import *  # noqa: F401,F403
-from tensorweave.ops.math.segment import *  # noqa: F401,F403
 from tensorweave.ops.array.partition_stitch import *  # noqa: F401,F403
-from tensorweave.ops.math.cumulative import *  # noqa: F401,F403
 from tensorweave.ops.array.gather_scatter_nd import *  # noqa: F401,F403
-from tensorweave.ops.linalg.linalg_impl import *  # noqa: F401,F403
-from tensorweave.ops.linalg.einsum import *  # noqa: F401,F403
-from tensorweave.ops.math.sort import *  # noqa: F401,F403
 from tensorweave.ops.debugging.check_ops import *  # noqa: F401,F403
 from tensorweave.ops.array.reverse_sequence import *  # noqa: F401,F403
 from tensorweave.ops.state.template import make_template  # noqa: F401
@@ -54,7 +49,6 @@ from tensorweave.framework.indexed_slices import IndexedSlices, IndexedSlicesVal
 from tensorweave.gradients import (  # noqa: F401
     AggregationMethod, NoGradient, NotDifferentiable, RegisterGradient, UnconnectedGradients, gradients,
     hessians)
-from tensorweave.ops.math.clip import *  # noqa: F401,F403
 from tensorweave.ops.queues.queue_ops import *  # noqa: F401,F403,E402
 from tensorweave.framework.dtypes import resource, variant  # noqa: F401,E402
 from tensorweave.ops.state.mutex import CriticalSection  # noqa: F401,E402

@@ -104,8 +104,7 @@ def input_producer(input_tensor: Any, element_shape: Any = None, num_epochs: Opt
 
 
 def _fraction(size: Tensor, offset: int, span: int) -> Tensor:
-    from tensorweave.ops.math.cast import cast
-    from tensorweave.ops.math.elementwise import maximum
+    from tensorweave.ops.math import cast, maximum
     over = maximum(0, size - offset) if offset else size
     return cast(over, _dtypes.float32) * (1.0 / span)
 
@@ -120,7 +119,7 @@ def string_input_producer(string_tensor: Any, num_epochs: Optional[int] = None, 
         raise ValueError(not_null_err)
     from tensorweave.ops.array.shaping import identity, size
     from tensorweave.ops.debugging.logging_ops import Assert
-    from tensorweave.ops.math.elementwise import greater
+    from tensorweave.ops.math import greater
     with _graph.name_scope(name, "input_producer", [string_tensor]) as scope:
         string_tensor = convert_to_tensor(string_tensor, dtype=_dtypes.string)
         with _graph.control_dependencies([Assert(greater(size(string_tensor), 0), [not_null_err])]):
