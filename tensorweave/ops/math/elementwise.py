@@ -62,7 +62,8 @@ def _guard_broadcast(ctx: KernelContext, fn: Callable) -> Callable:
             try:
                 broadcast_shapes(x.shape, y.shape)
             except ValueError:
-                raise invalid(f"Incompatible shapes: {format_dims(x.shape)} vs. {format_dims(y.shape)}") from None
+                raise invalid(f"Incompatible shapes: {format_dims(x.shape)} vs. "
+                              f"{format_dims(y.shape)}") from None
             raise
 
     return compute
