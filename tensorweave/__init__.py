@@ -22,7 +22,7 @@ from tensorweave.framework.op_def_library import apply_op as _apply_op  # noqa: 
 from tensorweave.ops.array.constant_op import constant, placeholder, placeholder_with_default  # noqa: F401
 from tensorweave.ops.array import *  # noqa: F401,F403
 from tensorweave.ops.math import *  # noqa: F401,F403
-from tensorweave.ops.linalg.matrix import *  # noqa: F401,F403
+from tensorweave.ops.linalg import *  # noqa: F401,F403
 from tensorweave.ops.random import (  # noqa: F401
     multinomial, random_normal, random_shuffle, random_uniform, truncated_normal)
 from tensorweave.ops.control_flow import group, no_op, tuple  # noqa: F401
@@ -35,7 +35,6 @@ from tensorweave.ops.state import *  # noqa: F401,F403
 from tensorweave.ops.script import *  # noqa: F401,F403
 from tensorweave.ops.math.segment import *  # noqa: F401,F403
 from tensorweave.ops.array.partition_stitch import *  # noqa: F401,F403
-from tensorweave.ops.math.cumulative import *  # noqa: F401,F403
 from tensorweave.ops.array.gather_scatter_nd import *  # noqa: F401,F403
 from tensorweave.ops.linalg.linalg_impl import *  # noqa: F401,F403
 from tensorweave.ops.linalg.einsum import *  # noqa: F401,F403

@@ -5,4 +5,4 @@ from tensorweave.ops.debugging import (  # noqa: F401
     assert_non_negative, assert_non_positive, assert_none_equal, assert_positive, assert_rank, assert_type,
     check_numerics)
 from tensorweave.ops.debugging import Assert  # noqa: F401
-from tensorweave.ops.math.elementwise import is_finite, is_inf, is_nan  # noqa: F401
+from tensorweave.ops.math import is_finite, is_inf, is_nan  # noqa: F401

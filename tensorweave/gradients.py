@@ -26,6 +26,7 @@ from tensorweave.ops.control_flow.grad_state import ControlFlowState, zeros_for_
 # Each family's gradients register on import (as TF's gradients_impl imports its *_grad modules).
 from tensorweave.ops.control_flow import grad as _control_flow_grad  # noqa: F401
 from tensorweave.ops.debugging import grad as _debugging_grad  # noqa: F401
+from tensorweave.ops.linalg import grad as _linalg_grad  # noqa: F401
 from tensorweave.ops.math import grad as _math_grad  # noqa: F401
 from tensorweave.ops.nn import grad as _nn_grad  # noqa: F401
 from tensorweave.framework.op_def import registered_ops

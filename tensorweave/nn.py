@@ -1,6 +1,6 @@
 """`tf.nn`: neural-network ops, losses, convolution and pooling, embeddings and RNNs
 (re-exports only; the ops live in tensorweave/ops/)."""
-from tensorweave.ops.math.elementwise import sigmoid, tanh  # noqa: F401
+from tensorweave.ops.math import sigmoid, tanh  # noqa: F401
 from tensorweave.ops.nn.embedding import embedding_lookup, embedding_lookup_sparse  # noqa: F401
 from tensorweave.ops.nn.rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_rnn  # noqa: F401
 from tensorweave.ops.nn import rnn_cell  # noqa: F401

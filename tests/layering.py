@@ -35,7 +35,7 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 TIER2: dict[str, set[str]] = {
     "array": set(),
 
-    "math": {"clip", "sort"},
+    "math": {"clip", "sort", "math_impl", "operators"},
 
     "linalg": {"linalg_impl", "einsum"},
 
@@ -75,6 +75,17 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
         "op_def_library builds on Graph, Tensor and Operation from graph",
     ("tensorweave.framework.tensor_proto", "tensorweave.framework.tensor_conversion"):
         "tensor_conversion imports graph, which imports graph_def, which imports tensor_proto",
+
+    # math
+    ("tensorweave.ops.math.operators", "tensorweave.ops.linalg.linalg_impl"):
+        "linalg_impl (tf.matmul, for Tensor.__matmul__) imports math modules, whose package "
+        "installs the operators",
+    ("tensorweave.ops.math.clip", "tensorweave.ops.nn.nn_ops"):
+        "nn_ops (tf.nn.l2_loss) imports the math package, which imports clip (hoist once nn's tier 1 "
+        "does not)",
+    ("tensorweave.ops.math.sort", "tensorweave.ops.nn.nn_ops"):
+        "nn_ops (tf.nn.top_k) imports the math package, which imports sort (hoist once nn's tier 1 "
+        "does not)",
 }
 
 _LAYER_OF_TOP = {"framework": 0, "lib": 0, "ops": 1, "gradients": 2, "runtime": 3, "training": 4}

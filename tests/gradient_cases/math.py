@@ -1,11 +1,10 @@
-"""Gradient-check cases for the element-wise math ops (tensorweave/ops/math_grad.py).
+"""Gradient-check cases for the element-wise math ops (tensorweave/ops/math/grad.py).
 
 Broadcasting cases pair shapes such as (2, 3) with (3,), (1, 3), (2, 1) and () so that the
 driver's unbroadcast runs; inputs stay away from kinks, ties and discontinuities."""
 import numpy as np
 
 import tensorweave as tf
-from tensorweave.ops.math import grad as math_grad
 from tensorweave.ops import math as math_ops
 from tests.gradient_cases import GradCase
 
@@ -135,11 +134,11 @@ def _second_derivative(name, forward, ops, low, high):
 
 
 FUSED_GRADS = [
-    _fused_grad("sigmoid_grad", math_grad.SigmoidGrad, math_grad.sigmoid_grad, 0.05, 0.95),
-    _fused_grad("tanh_grad", math_grad.TanhGrad, math_grad.tanh_grad, -0.95, 0.95),
-    _fused_grad("sqrt_grad", math_grad.SqrtGrad, math_grad.sqrt_grad, 0.5, 2.0),
-    _fused_grad("rsqrt_grad", math_grad.RsqrtGrad, math_grad.rsqrt_grad, 0.5, 2.0),
-    _fused_grad("reciprocal_grad", math_grad.ReciprocalGrad, math_grad.reciprocal_grad, 0.5, 2.0),
+    _fused_grad("sigmoid_grad", math_ops.SigmoidGrad, math_ops.sigmoid_grad, 0.05, 0.95),
+    _fused_grad("tanh_grad", math_ops.TanhGrad, math_ops.tanh_grad, -0.95, 0.95),
+    _fused_grad("sqrt_grad", math_ops.SqrtGrad, math_ops.sqrt_grad, 0.5, 2.0),
+    _fused_grad("rsqrt_grad", math_ops.RsqrtGrad, math_ops.rsqrt_grad, 0.5, 2.0),
+    _fused_grad("reciprocal_grad", math_ops.ReciprocalGrad, math_ops.reciprocal_grad, 0.5, 2.0),
     _second_derivative("sigmoid", tf.sigmoid, ("Sigmoid", "SigmoidGrad"), -3.0, 3.0),
     _second_derivative("tanh", tf.tanh, ("Tanh", "TanhGrad"), -2.0, 2.0),
     _second_derivative("sqrt", tf.sqrt, ("Sqrt", "SqrtGrad"), 0.5, 2.0),

@@ -8,8 +8,15 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
+from tensorweave.framework import tensor_util
 from tensorweave.framework.graph import Tensor, name_scope
 from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.ops.array.joining import stack
+from tensorweave.ops.array.shaping import identity, reshape, shape, transpose
+from tensorweave.ops.linalg.linalg_impl import matmul
+from tensorweave.ops.linalg.matrix import matrix_diag_part
+from tensorweave.ops.math.elementwise import multiply
+from tensorweave.ops.math.reduction import reduce_sum
 
 __all__ = ["einsum", "tensordot"]
 
@@ -18,7 +25,6 @@ Dim = Union[int, Tensor]
 
 def _dims(t: Tensor, axes: Sequence[int]) -> list[Dim]:
     """The sizes of `t` along `axes`: ints where known statically, scalar tensors otherwise."""
-    from tensorweave.ops import array as array_ops
     static = t.shape.as_list() if t.shape.ndims is not None else None
     dynamic = None
     out: list[Dim] = []
@@ -26,38 +32,34 @@ def _dims(t: Tensor, axes: Sequence[int]) -> list[Dim]:
         if static is not None and static[a] is not None:
             out.append(static[a])
         else:
-            dynamic = array_ops.shape(t) if dynamic is None else dynamic
+            dynamic = shape(t) if dynamic is None else dynamic
             out.append(dynamic[a])
     return out
 
 
 def _prod(dims: Sequence[Dim]) -> Dim:
-    from tensorweave.ops import math as math_ops
     if all(isinstance(d, int) for d in dims):
         return int(np.prod(dims, dtype=np.int64))
     out: Dim = 1
     for d in dims:
-        out = d if isinstance(out, int) and out == 1 else math_ops.multiply(out, d)
+        out = d if isinstance(out, int) and out == 1 else multiply(out, d)
     return out
 
 
 def _shape(dims: Sequence[Dim]) -> Any:
-    from tensorweave.ops import array as array_ops
     if all(isinstance(d, int) for d in dims):
         return list(dims)
-    return array_ops.stack([convert_to_tensor(d, name="dim") if isinstance(d, int) else d for d in dims])
+    return stack([convert_to_tensor(d, name="dim") if isinstance(d, int) else d for d in dims])
 
 
 def _reshape(t: Tensor, dims: Sequence[Dim]) -> Tensor:
-    from tensorweave.ops import array as array_ops
     if t.shape.is_fully_defined() and all(isinstance(d, int) for d in dims) and t.shape.as_list() == list(dims):
         return t
-    return array_ops.reshape(t, _shape(dims))
+    return reshape(t, _shape(dims))
 
 
 def _transpose(t: Tensor, perm: Sequence[int]) -> Tensor:
-    from tensorweave.ops import array as array_ops
-    return t if list(perm) == list(range(len(perm))) else array_ops.transpose(t, list(perm))
+    return t if list(perm) == list(range(len(perm))) else transpose(t, list(perm))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -76,7 +78,6 @@ def _tensordot_axes(a: Tensor, axes: Any) -> tuple[list[int], list[int]]:
                              f"Received {axes}, vs tensor dimensions {rank}.")
         return list(range(rank - axes, rank)), list(range(axes))
     if isinstance(axes, Tensor):
-        from tensorweave.framework import tensor_util
         value = tensor_util.constant_value(axes)
         if value is None:
             raise ValueError("tensordot needs `axes` known at graph-construction time")
@@ -104,7 +105,6 @@ def _canonical(axes: list[int], t: Tensor) -> list[int]:
 def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> Any:
     """Sums the products of `a` and `b` over the axes `axes` ([a_axes, b_axes], or an int N
     meaning the last N axes of `a` against the first N of `b`)."""
-    from tensorweave.ops.linalg import matrix as linalg_ops
     with name_scope(name, "Tensordot", [a, b, axes]) as scope:
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, name="b", dtype_hint=a.dtype.base_dtype)
@@ -115,12 +115,11 @@ def tensordot(a: Any, b: Any, axes: Any, name: Optional[str] = None) -> Any:
         a_free_dims, b_free_dims = _dims(a, a_free), _dims(b, b_free)
         a2 = _reshape(_transpose(a, a_free + a_axes), [_prod(a_free_dims), _prod(_dims(a, a_axes))])
         b2 = _reshape(_transpose(b, b_axes + b_free), [_prod(_dims(b, b_axes)), _prod(b_free_dims)])
-        product = linalg_ops.matmul(a2, b2)
+        product = matmul(a2, b2)
         out_dims = a_free_dims + b_free_dims
         if all(isinstance(d, int) for d in out_dims) and product.shape.as_list() == out_dims:
             return product
-        from tensorweave.ops import array as array_ops
-        return array_ops.reshape(product, _shape(out_dims), name=scope)
+        return reshape(product, _shape(out_dims), name=scope)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -174,28 +173,24 @@ def _parse_equation(equation: str, ranks: list[Optional[int]]) -> tuple[list[str
 
 def _take_diagonals(t: Tensor, labels: str) -> tuple[Tensor, str]:
     """Repeated labels within one operand ('ii->i') select its diagonal."""
-    from tensorweave.ops import array as array_ops
-    from tensorweave.ops.linalg import matrix as linalg_ops
     while len(set(labels)) != len(labels):
         c = next(c for c in labels if labels.count(c) > 1)
         i, j = labels.index(c), labels.index(c, labels.index(c) + 1)
         rest = [k for k in range(len(labels)) if k not in (i, j)]
-        t = linalg_ops.matrix_diag_part(_transpose(t, rest + [i, j]))
+        t = matrix_diag_part(_transpose(t, rest + [i, j]))
         labels = "".join(labels[k] for k in rest) + c
     return t, labels
 
 
 def _sum_out(t: Tensor, labels: str, keep: set[str]) -> tuple[Tensor, str]:
-    from tensorweave.ops import math as math_ops
     axes = [i for i, c in enumerate(labels) if c not in keep]
     if not axes:
         return t, labels
-    return math_ops.reduce_sum(t, axes), "".join(c for c in labels if c in keep)
+    return reduce_sum(t, axes), "".join(c for c in labels if c in keep)
 
 
 def _contract(a: Tensor, la: str, b: Tensor, lb: str, keep: set[str]) -> tuple[Tensor, str]:
     """One pairwise contraction as a (batch) matmul: [batch, free_a, sum] x [batch, sum, free_b]."""
-    from tensorweave.ops.linalg import matrix as linalg_ops
     a, la = _sum_out(a, la, keep | set(lb))
     b, lb = _sum_out(b, lb, keep | set(la))
     batch = [c for c in la if c in lb and c in keep]
@@ -211,7 +206,7 @@ def _contract(a: Tensor, la: str, b: Tensor, lb: str, keep: set[str]) -> tuple[T
     s = _dims(a_t, range(len(batch) + len(free_a), len(la)))
     a3 = _reshape(a_t, a_batch + [_prod(fa), _prod(s)])
     b3 = _reshape(b_t, b_batch + [_prod(s), _prod(fb)])
-    product = linalg_ops.matmul(a3, b3)
+    product = matmul(a3, b3)
     batch_dims = _dims(product, range(len(batch)))
     return _reshape(product, batch_dims + fa + fb), "".join(batch + free_a + free_b)
 
@@ -220,7 +215,6 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Any:
     """Einstein summation: e.g. einsum('ij,jk->ik', a, b) is matmul(a, b), einsum('ij->ji', a)
     a transpose, einsum('bi,bi->b', a, b) a batched dot product. Labels that are left out of the
     output are summed over; '...' stands for broadcast leading dimensions."""
-    from tensorweave.ops import array as array_ops
     name = kwargs.pop("name", None)
     if kwargs:
         raise TypeError(f"Invalid keyword arguments for einsum: {', '.join(kwargs)}")
@@ -239,5 +233,5 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Any:
         result, res_labels = _sum_out(result, res_labels, set(output))
         perm = [res_labels.index(c) for c in output]
         if perm == list(range(len(perm))):
-            return array_ops.identity(result, name=scope)
-        return array_ops.transpose(result, perm, name=scope)
+            return identity(result, name=scope)
+        return transpose(result, perm, name=scope)

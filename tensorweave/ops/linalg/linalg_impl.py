@@ -1,6 +1,7 @@
-"""Linear-algebra functions built from other ops, as TF builds them: tf.eye (identity
-matrices, batched and rectangular) and tf.norm (vector p-norms and the Frobenius, 1 and inf
-matrix norms)."""
+"""Linear-algebra functions built from other families' ops, as TF builds them: tf.matmul
+(MatMul or BatchMatMulV2, conjugating an operand where an adjoint must become a transpose or the
+reverse), tf.trace, tf.matrix_transpose, tf.eye (identity matrices, batched and rectangular)
+and tf.norm (vector p-norms and the Frobenius, 1 and inf matrix norms)."""
 from __future__ import annotations
 
 import numbers
@@ -10,11 +11,72 @@ import numpy as np
 
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework.graph import Tensor, name_scope
+from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.ops import array as array_ops, math as math_ops
-from tensorweave.ops.linalg import matrix as linalg_ops
+from tensorweave.ops.array.creation import ones, pad
+from tensorweave.ops.array.creation import range as _range
+from tensorweave.ops.array.joining import concat, stack
+from tensorweave.ops.array.shaping import rank, squeeze, transpose
+from tensorweave.ops.linalg.matrix import BatchMatMulV2, MatMul, matrix_diag, matrix_diag_part
+from tensorweave.ops.math.cast import cast
+from tensorweave.ops.math.elementwise import abs as _abs, minimum, pow as _pow, sqrt
+from tensorweave.ops.math.math_impl import conj
+from tensorweave.ops.math.reduction import reduce_max, reduce_sum
 
-__all__ = ["eye", "norm"]
+__all__ = ["matmul", "trace", "matrix_transpose", "eye", "norm"]
+
+
+def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False, adjoint_a: bool = False,
+           adjoint_b: bool = False, a_is_sparse: bool = False, b_is_sparse: bool = False,
+           name: Optional[str] = None) -> Any:
+    """Matrix product a @ b (TF1's tf.matmul): rank-2 operands use MatMul, anything else
+    BatchMatMulV2 (broadcasting batch dims). The sparsity hints do not change the result."""
+    with name_scope(name, "MatMul", [a, b]) as scope:
+        if transpose_a and adjoint_a:
+            raise ValueError("Only one of transpose_a and adjoint_a can be True.")
+        if transpose_b and adjoint_b:
+            raise ValueError("Only one of transpose_b and adjoint_b can be True.")
+        a = convert_to_tensor(a, name="a")
+        b = convert_to_tensor(b, dtype_hint=a.dtype.base_dtype, name="b")
+        rank_a, rank_b = a.shape.ndims, b.shape.ndims
+        if rank_a is None or rank_a > 2 or rank_b is None or rank_b > 2:
+            # BatchMatMulV2 only knows adjoints: a transpose is the adjoint of the conjugate.
+            if transpose_a:
+                a, adjoint_a = conj(a), True
+            if transpose_b:
+                b, adjoint_b = conj(b), True
+            return apply_op(BatchMatMulV2, name=scope, x=a, y=b, adj_x=adjoint_a, adj_y=adjoint_b)
+        # MatMul only knows transposes: an adjoint is the transpose of the conjugate.
+        if adjoint_a:
+            a, transpose_a = conj(a), True
+        if adjoint_b:
+            b, transpose_b = conj(b), True
+        return apply_op(MatMul, name=scope, a=a, b=b, transpose_a=transpose_a, transpose_b=transpose_b)
+
+
+def trace(x: Any, name: Optional[str] = None) -> Any:
+    """Sum of the main diagonal of each matrix: reduce_sum(matrix_diag_part(x), [-1])."""
+    with name_scope(name, "Trace", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        return reduce_sum(matrix_diag_part(x), [-1], name=scope)
+
+
+def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = False) -> Any:
+    """Swaps the last two dimensions (TF1's tf.matrix_transpose), via Transpose with a perm."""
+    with name_scope(name, None, [a]):
+        a = convert_to_tensor(a, name="a")
+        ndims = a.shape.ndims
+        if ndims is not None:
+            if ndims < 2:
+                raise ValueError(f"Argument 'a' should be a (batch) matrix, with rank >= 2.  "
+                                 f"Found: {a.shape}")
+            perm: Any = list(range(ndims - 2)) + [ndims - 1, ndims - 2]
+        else:  # the perm is computed in the graph: range(rank - 2) + [rank - 1, rank - 2]
+            r = rank(a)
+            perm = concat((_range(0, r - 2, 1), [r - 1, r - 2]), 0)
+        if conjugate and a.dtype.base_dtype.is_complex:
+            return transpose(a, perm=perm, conjugate=True)
+        return transpose(a, perm=perm)
 
 
 def eye(num_rows: Any, num_columns: Any = None, batch_shape: Any = None, dtype: Any = _dtypes.float32,
@@ -27,14 +89,14 @@ def eye(num_rows: Any, num_columns: Any = None, batch_shape: Any = None, dtype: 
         batch = [] if batch_shape is None else list(batch_shape)
         rows = _dimension(num_rows, "num_rows")
         cols = rows if square else _dimension(num_columns, "num_columns")
-        size = min(rows, cols) if isinstance(rows, int) and isinstance(cols, int) else math_ops.minimum(rows, cols)
-        diag_shape = array_ops.stack(batch + [size]) if isinstance(size, Tensor) else batch + [size]
-        identity = linalg_ops.matrix_diag(array_ops.ones(diag_shape, dtype=dtype), name="diag")
+        size = min(rows, cols) if isinstance(rows, int) and isinstance(cols, int) else minimum(rows, cols)
+        diag_shape = stack(batch + [size]) if isinstance(size, Tensor) else batch + [size]
+        identity = matrix_diag(ones(diag_shape, dtype=dtype), name="diag")
         if square:
             return identity
         # the square identity of the smaller side, padded with zero rows or columns
         padding = [[0, 0]] * len(batch) + [[0, rows - size], [0, cols - size]]
-        return array_ops.pad(identity, padding, name="set_diag")
+        return pad(identity, padding, name="set_diag")
 
 
 def _dimension(value: Any, what: str) -> Any:
@@ -67,32 +129,27 @@ def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Option
         x = convert_to_tensor(tensor, name="tensor")
         axes = list(axis) if matrix else axis
         if ord in ("euclidean", "fro", 2, 2.0):
-            squares = x * _conj(x)
-            result = math_ops.sqrt(math_ops.reduce_sum(squares, axes, keepdims=True))
+            squares = x * conj(x)
+            result = sqrt(reduce_sum(squares, axes, keepdims=True))
         else:
-            magnitude = math_ops.abs(x)
+            magnitude = _abs(x)
             if matrix:
                 rows, cols = axes
                 # 1: the largest column sum; inf: the largest row sum
                 summed, kept = (rows, cols) if ord == 1 else (cols, rows)
-                result = math_ops.reduce_max(math_ops.reduce_sum(magnitude, summed, keepdims=True),
+                result = reduce_max(reduce_sum(magnitude, summed, keepdims=True),
                                              kept, keepdims=True)
             elif ord == np.inf:
-                result = math_ops.reduce_max(magnitude, axes, keepdims=True)
+                result = reduce_max(magnitude, axes, keepdims=True)
             elif ord == 1:
-                result = math_ops.reduce_sum(magnitude, axes, keepdims=True)
+                result = reduce_sum(magnitude, axes, keepdims=True)
             else:
-                p = math_ops.cast(ord, magnitude.dtype.base_dtype)
-                result = math_ops.pow(math_ops.reduce_sum(math_ops.pow(magnitude, p), axes, keepdims=True),
+                p = cast(ord, magnitude.dtype.base_dtype)
+                result = _pow(reduce_sum(_pow(magnitude, p), axes, keepdims=True),
                                       1.0 / p)
         if not keepdims:
-            result = array_ops.squeeze(result, axes)
+            result = squeeze(result, axes)
         return result
-
-
-def _conj(x: Tensor) -> Tensor:
-    from tensorweave.ops.math.grad import conj
-    return conj(x)
 
 
 def _is_matrix_norm(axis: Any) -> bool:

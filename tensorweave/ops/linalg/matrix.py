@@ -1,41 +1,41 @@
 """Matrix ops (white paper Table 1): MatMul, BatchMatMulV2, MatrixInverse, MatrixDeterminant,
-Cholesky, MatrixSolve, Diag/DiagPart, MatrixDiag/MatrixDiagPart, and the TF1 wrappers built
-from them (tf.matmul, tf.trace, tf.matrix_transpose, ...).
+Cholesky, MatrixSolve, Diag/DiagPart, MatrixDiag/MatrixDiagPart and their wrappers. tf.matmul
+(which conjugates for adjoints), tf.trace and tf.matrix_transpose are built on them in
+linalg_impl.py; the gradients are in grad.py.
 
 Shape functions report errors in TF1's format ("... for 'MatMul' (op: 'MatMul') with input
-shapes: [2,3], [4,5]."); the helpers for that are shared with random_ops.
+shapes: [2,3], [4,5].").
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional
 
 import numpy as np
 
-from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import errors
-from tensorweave.framework import graph as _graph
+from tensorweave.framework.graph import Operation
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
-from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import Dimension, TensorShape, unknown_shape
-from tensorweave.ops.kernels.intra_op import ChunkRunner, MatMulSplitter, may_reorient, oriented_dot
 from tensorweave.ops._util import fmt_shape, format_dims, invalid, shape_error, with_rank, with_rank_at_least
+from tensorweave.ops.kernels.intra_op import ChunkRunner, MatMulSplitter, may_reorient, oriented_dot
 
-__all__ = ["matmul", "matrix_inverse", "matrix_determinant", "matrix_transpose", "diag", "diag_part",
-           "trace", "cholesky", "matrix_solve", "matrix_diag", "matrix_diag_part"]
+__all__ = ["matrix_inverse", "matrix_determinant", "diag", "diag_part", "cholesky", "matrix_solve",
+           "matrix_diag", "matrix_diag_part"]
 
 _MATMUL_TYPES = "{float16, float32, float64, int32, int64, complex64, complex128}"
 _LINALG_TYPES = "{float64, float32, float16, complex64, complex128}"
 _DIAG_TYPES = "{float16, float32, float64, int32, int64, complex64, complex128}"
 
 
-def merge_dims(op: Any, a: Dimension, b: Dimension) -> Dimension:
+def merge_dims(op: Operation, a: Dimension, b: Dimension) -> Dimension:
     if a.value is not None and b.value is not None and a.value != b.value:
         raise shape_error(op, f"Dimensions must be equal, but are {a.value} and {b.value}")
     return a if a.value is not None else b
 
 
-def _broadcast_batch(op: Any, a: TensorShape, b: TensorShape) -> TensorShape:
+def _broadcast_batch(op: Operation, a: TensorShape, b: TensorShape) -> TensorShape:
     """Broadcasts two batch shapes as TF's BroadcastBinaryOpOutputShapeFnHelper does."""
     if a.ndims is None or b.ndims is None:
         return unknown_shape()
@@ -53,7 +53,7 @@ def _broadcast_batch(op: Any, a: TensorShape, b: TensorShape) -> TensorShape:
     return TensorShape(out)
 
 
-def _square_matrices_shape(op: Any) -> TensorShape:
+def _square_matrices_shape(op: Operation) -> TensorShape:
     """Input 0 as a batch of square matrices [..., M, M] (MatrixInverse, Cholesky, ...)."""
     shape = with_rank_at_least(op, op.inputs[0].shape, 2)
     if shape.ndims is None:
@@ -63,7 +63,7 @@ def _square_matrices_shape(op: Any) -> TensorShape:
 
 
 # -- MatMul / BatchMatMulV2 -------------------------------------------------------------------------
-def _matmul_shape(op: Any) -> list[TensorShape]:
+def _matmul_shape(op: Operation) -> list[TensorShape]:
     a = with_rank(op, op.inputs[0].shape, 2)
     b = with_rank(op, op.inputs[1].shape, 2)
     ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
@@ -78,7 +78,7 @@ MatMul = define_op("MatMul", inputs=["a: T", "b: T"], outputs=["product: T"],
                    shape_fn=_matmul_shape, expensive=True)
 
 
-def _statically_checked(op: Any, ranks: tuple[int, int], inner_dims: tuple[int, int]) -> bool:
+def _statically_checked(op: Operation, ranks: tuple[int, int], inner_dims: tuple[int, int]) -> bool:
     """True when shape inference already proved both operands have exactly `ranks` and equal
     inner dimensions (feeds are checked against static shapes, so this holds at run time)."""
     sa, sb = op.inputs[0].shape, op.inputs[1].shape
@@ -88,7 +88,7 @@ def _statically_checked(op: Any, ranks: tuple[int, int], inner_dims: tuple[int, 
 
 
 @MatMul.kernel()
-def _matmul_kernel(ctx: Any) -> Callable[..., Any]:
+def _matmul_kernel(ctx: KernelContext) -> Callable[..., Any]:
     ta, tb = ctx.attr("transpose_a"), ctx.attr("transpose_b")
     dims = _static_dims(ctx.op, ta, tb)  # (m, k, n), None where unknown
     fast = _matmul_variant(ctx.xp, ta, tb, dims)
@@ -113,7 +113,7 @@ def _matmul_kernel(ctx: Any) -> Callable[..., Any]:
     return compute
 
 
-def _static_dims(op: Any, ta: bool, tb: bool) -> tuple[Optional[int], Optional[int], Optional[int]]:
+def _static_dims(op: Operation, ta: bool, tb: bool) -> tuple[Optional[int], Optional[int], Optional[int]]:
     sa, sb = op.inputs[0].shape, op.inputs[1].shape
     if sa.ndims != 2 or sb.ndims != 2:
         return None, None, None
@@ -158,7 +158,7 @@ def _split_large(whole: Callable[..., Any], split: MatMulSplitter, ta: bool, tb:
     return compute
 
 
-def _batch_matmul_shape(op: Any) -> list[TensorShape]:
+def _batch_matmul_shape(op: Operation) -> list[TensorShape]:
     a = with_rank_at_least(op, op.inputs[0].shape, 2)
     b = with_rank_at_least(op, op.inputs[1].shape, 2)
     adj_x, adj_y = op.get_attr("adj_x"), op.get_attr("adj_y")
@@ -195,7 +195,7 @@ def _batch_matmul_error(x: Any, y: Any, adj_x: bool, adj_y: bool) -> errors.Inva
 
 
 @BatchMatMulV2.kernel()
-def _batch_matmul_kernel(ctx: Any) -> Callable[..., Any]:
+def _batch_matmul_kernel(ctx: KernelContext) -> Callable[..., Any]:
     xp = ctx.xp
     adj_x, adj_y = ctx.attr("adj_x"), ctx.attr("adj_y")
     is_complex = ctx.attr("T").is_complex
@@ -219,51 +219,8 @@ def _batch_matmul_kernel(ctx: Any) -> Callable[..., Any]:
     return compute
 
 
-def _conj(x: Any) -> Any:
-    """Complex conjugate (math_ops.conj); real tensors are their own conjugate, with no op."""
-    if not x.dtype.base_dtype.is_complex:
-        return x
-    # Imported on use, as in trace() below: importing sibling ops modules at load time risks cycles.
-    from tensorweave.ops import array as array_ops, math as math_ops
-    conj = getattr(math_ops, "conj", None)
-    if conj is not None:
-        return conj(x)
-    # Without a Conj op, a conjugate transpose by the identity permutation is the conjugate.
-    rank = x.shape.ndims
-    perm = list(range(rank)) if rank is not None else array_ops.range(array_ops.rank(x))
-    return array_ops.transpose(x, perm=perm, conjugate=True)
-
-
-def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False, adjoint_a: bool = False,
-           adjoint_b: bool = False, a_is_sparse: bool = False, b_is_sparse: bool = False,
-           name: Optional[str] = None) -> Any:
-    """Matrix product a @ b (TF1's tf.matmul): rank-2 operands use MatMul, anything else
-    BatchMatMulV2 (broadcasting batch dims). The sparsity hints do not change the result."""
-    with _graph.name_scope(name, "MatMul", [a, b]) as scope:
-        if transpose_a and adjoint_a:
-            raise ValueError("Only one of transpose_a and adjoint_a can be True.")
-        if transpose_b and adjoint_b:
-            raise ValueError("Only one of transpose_b and adjoint_b can be True.")
-        a = convert_to_tensor(a, name="a")
-        b = convert_to_tensor(b, dtype_hint=a.dtype.base_dtype, name="b")
-        rank_a, rank_b = a.shape.ndims, b.shape.ndims
-        if rank_a is None or rank_a > 2 or rank_b is None or rank_b > 2:
-            # BatchMatMulV2 only knows adjoints: a transpose is the adjoint of the conjugate.
-            if transpose_a:
-                a, adjoint_a = _conj(a), True
-            if transpose_b:
-                b, adjoint_b = _conj(b), True
-            return apply_op(BatchMatMulV2, name=scope, x=a, y=b, adj_x=adjoint_a, adj_y=adjoint_b)
-        # MatMul only knows transposes: an adjoint is the transpose of the conjugate.
-        if adjoint_a:
-            a, transpose_a = _conj(a), True
-        if adjoint_b:
-            b, transpose_b = _conj(b), True
-        return apply_op(MatMul, name=scope, a=a, b=b, transpose_a=transpose_a, transpose_b=transpose_b)
-
-
 # -- square-matrix decompositions --------------------------------------------------------------------
-def _work_dtype(ctx: Any) -> tuple[Any, Any]:
+def _work_dtype(ctx: KernelContext) -> tuple[Any, Any]:
     """(dtype LAPACK computes in, output dtype): NumPy's linalg has no float16 routines."""
     out = np.dtype(ctx.output_dtypes[0].as_numpy_dtype)
     return (np.dtype(np.float32) if out == np.float16 else out), out
@@ -282,7 +239,7 @@ MatrixInverse = define_op("MatrixInverse", inputs=["input: T"], outputs=["output
 
 
 @MatrixInverse.kernel()
-def _matrix_inverse_kernel(ctx: Any) -> Callable[..., Any]:
+def _matrix_inverse_kernel(ctx: KernelContext) -> Callable[..., Any]:
     xp = ctx.xp
     work, out = _work_dtype(ctx)
     adjoint = _adjoint_fn(xp, ctx.attr("adjoint"), ctx.attr("T").is_complex)
@@ -307,7 +264,7 @@ def matrix_inverse(input: Any, adjoint: bool = False, name: Optional[str] = None
     return apply_op(MatrixInverse, name=name, input=input, adjoint=adjoint)
 
 
-def _determinant_shape(op: Any) -> list[TensorShape]:
+def _determinant_shape(op: Operation) -> list[TensorShape]:
     shape = with_rank_at_least(op, op.inputs[0].shape, 2)
     if shape.ndims is None:
         return [shape]
@@ -321,7 +278,7 @@ MatrixDeterminant = define_op("MatrixDeterminant", inputs=["input: T"], outputs=
 
 
 @MatrixDeterminant.kernel()
-def _matrix_determinant_kernel(ctx: Any) -> Callable[..., Any]:
+def _matrix_determinant_kernel(ctx: KernelContext) -> Callable[..., Any]:
     work, out = _work_dtype(ctx)
     det, asarray = ctx.xp.linalg.det, ctx.xp.asarray
 
@@ -342,7 +299,7 @@ Cholesky = define_op("Cholesky", inputs=["input: T"], outputs=["output: T"], att
 
 
 @Cholesky.kernel()
-def _cholesky_kernel(ctx: Any) -> Callable[..., Any]:
+def _cholesky_kernel(ctx: KernelContext) -> Callable[..., Any]:
     work, out = _work_dtype(ctx)
     chol = ctx.xp.linalg.cholesky
 
@@ -362,7 +319,7 @@ def cholesky(input: Any, name: Optional[str] = None) -> Any:  # noqa: A002
     return apply_op(Cholesky, name=name, input=input)
 
 
-def _matrix_solve_shape(op: Any) -> list[TensorShape]:
+def _matrix_solve_shape(op: Operation) -> list[TensorShape]:
     lhs = with_rank_at_least(op, op.inputs[0].shape, 2)
     rhs = with_rank_at_least(op, op.inputs[1].shape, 2)
     batch_l, batch_r = lhs[:-2], rhs[:-2]
@@ -397,7 +354,7 @@ def _check_solve_inputs(matrix: Any, rhs: Any) -> None:
 
 
 @MatrixSolve.kernel()
-def _matrix_solve_kernel(ctx: Any) -> Callable[..., Any]:
+def _matrix_solve_kernel(ctx: KernelContext) -> Callable[..., Any]:
     work, out = _work_dtype(ctx)
     adjoint = _adjoint_fn(ctx.xp, ctx.attr("adjoint"), ctx.attr("T").is_complex)
     solve = ctx.xp.linalg.solve
@@ -420,7 +377,7 @@ def matrix_solve(matrix: Any, rhs: Any, adjoint: bool = False, name: Optional[st
 
 
 # -- diagonals ---------------------------------------------------------------------------------------
-def _diag_shape(op: Any) -> list[TensorShape]:
+def _diag_shape(op: Operation) -> list[TensorShape]:
     shape = with_rank_at_least(op, op.inputs[0].shape, 1)
     return [shape.concatenate(shape)]
 
@@ -430,7 +387,7 @@ Diag = define_op("Diag", inputs=["diagonal: T"], outputs=["output: T"], attrs=[f
 
 
 @Diag.kernel()
-def _diag_kernel(ctx: Any) -> Callable[..., Any]:
+def _diag_kernel(ctx: KernelContext) -> Callable[..., Any]:
     zeros = ctx.xp.zeros
 
     def compute(x: Any) -> Any:
@@ -449,7 +406,7 @@ def diag(diagonal: Any, name: Optional[str] = None) -> Any:
     return apply_op(Diag, name=name, diagonal=diagonal)
 
 
-def _diag_part_shape(op: Any) -> list[TensorShape]:
+def _diag_part_shape(op: Operation) -> list[TensorShape]:
     shape = op.inputs[0].shape
     if shape.ndims is None:
         return [shape]
@@ -465,7 +422,7 @@ DiagPart = define_op("DiagPart", inputs=["input: T"], outputs=["diagonal: T"], a
 
 
 @DiagPart.kernel()
-def _diag_part_kernel(ctx: Any) -> Callable[..., Any]:
+def _diag_part_kernel(ctx: KernelContext) -> Callable[..., Any]:
     def compute(x: Any) -> Any:
         rank = x.ndim
         if rank % 2 or rank == 0:
@@ -487,7 +444,7 @@ def diag_part(input: Any, name: Optional[str] = None) -> Any:  # noqa: A002
     return apply_op(DiagPart, name=name, input=input)
 
 
-def _matrix_diag_shape(op: Any) -> list[TensorShape]:
+def _matrix_diag_shape(op: Operation) -> list[TensorShape]:
     shape = with_rank_at_least(op, op.inputs[0].shape, 1)
     if shape.ndims is None:
         return [shape]
@@ -499,7 +456,7 @@ MatrixDiag = define_op("MatrixDiag", inputs=["diagonal: T"], outputs=["output: T
 
 
 @MatrixDiag.kernel()
-def _matrix_diag_kernel(ctx: Any) -> Callable[..., Any]:
+def _matrix_diag_kernel(ctx: KernelContext) -> Callable[..., Any]:
     xp = ctx.xp
     np_dtype = np.dtype(ctx.output_dtypes[0].as_numpy_dtype)
     fill = b"" if np_dtype == object else 0  # strings pad with empty strings, numbers with zeros
@@ -520,7 +477,7 @@ def matrix_diag(diagonal: Any, name: Optional[str] = None) -> Any:
     return apply_op(MatrixDiag, name=name, diagonal=diagonal)
 
 
-def _matrix_diag_part_shape(op: Any) -> list[TensorShape]:
+def _matrix_diag_part_shape(op: Operation) -> list[TensorShape]:
     shape = with_rank_at_least(op, op.inputs[0].shape, 2)
     if shape.ndims is None:
         return [shape]
@@ -537,7 +494,7 @@ MatrixDiagPart = define_op("MatrixDiagPart", inputs=["input: T"], outputs=["diag
 
 
 @MatrixDiagPart.kernel()
-def _matrix_diag_part_kernel(ctx: Any) -> Callable[..., Any]:
+def _matrix_diag_part_kernel(ctx: KernelContext) -> Callable[..., Any]:
     diagonal = ctx.xp.diagonal
 
     def compute(x: Any) -> Any:
@@ -551,170 +508,3 @@ def _matrix_diag_part_kernel(ctx: Any) -> Callable[..., Any]:
 def matrix_diag_part(input: Any, name: Optional[str] = None) -> Any:  # noqa: A002
     """Batched main diagonals: [..., M, N] -> [..., min(M, N)]."""
     return apply_op(MatrixDiagPart, name=name, input=input)
-
-
-def trace(x: Any, name: Optional[str] = None) -> Any:
-    """Sum of the main diagonal of each matrix: reduce_sum(matrix_diag_part(x), [-1])."""
-    from tensorweave.ops import math as math_ops  # on use: avoids an import cycle between ops modules
-    with _graph.name_scope(name, "Trace", [x]) as scope:
-        x = convert_to_tensor(x, name="x")
-        return math_ops.reduce_sum(matrix_diag_part(x), [-1], name=scope)
-
-
-def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = False) -> Any:
-    """Swaps the last two dimensions (TF1's tf.matrix_transpose), via Transpose with a perm."""
-    from tensorweave.ops import array as array_ops  # on use: avoids an import cycle between ops modules
-    with _graph.name_scope(name, None, [a]):
-        a = convert_to_tensor(a, name="a")
-        ndims = a.shape.ndims
-        if ndims is not None:
-            if ndims < 2:
-                raise ValueError(f"Argument 'a' should be a (batch) matrix, with rank >= 2.  "
-                                 f"Found: {a.shape}")
-            perm: Any = list(range(ndims - 2)) + [ndims - 1, ndims - 2]
-        else:  # the perm is computed in the graph: range(rank - 2) + [rank - 1, rank - 2]
-            rank = array_ops.rank(a)
-            perm = array_ops.concat((array_ops.range(0, rank - 2, 1), [rank - 1, rank - 2]), 0)
-        if conjugate and a.dtype.base_dtype.is_complex:
-            return array_ops.transpose(a, perm=perm, conjugate=True)
-        return array_ops.transpose(a, perm=perm)
-
-
-# -- gradients (TensorFlow's formulas; built from public ops, so they differentiate again) --------
-def _grad_ops() -> tuple[Any, Any]:
-    from tensorweave.ops import array as array_ops, math as math_ops  # on use: avoids an import cycle
-    return array_ops, math_ops
-
-
-def _dense(grad: Any) -> Any:
-    return convert_to_tensor(grad)
-
-
-@MatMul.gradient
-def _matmul_grad(op: Any, grad: Any) -> list[Any]:
-    """The four transposition cases; complex inputs enter conjugated (adjoint, not transpose)."""
-    ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
-    a, b, grad = _conj(op.inputs[0]), _conj(op.inputs[1]), _dense(grad)
-    if not ta and not tb:
-        return [matmul(grad, b, transpose_b=True), matmul(a, grad, transpose_a=True)]
-    if not ta and tb:
-        return [matmul(grad, b), matmul(grad, a, transpose_a=True)]
-    if ta and not tb:
-        return [matmul(b, grad, transpose_b=True), matmul(a, grad)]
-    return [matmul(b, grad, transpose_a=True, transpose_b=True),
-            matmul(grad, a, transpose_a=True, transpose_b=True)]
-
-
-# Batch dimensions broadcast: each input's gradient is computed at the broadcast batch shape
-# (with the input's own matrix dims) and tf.gradients sums it down to the input's shape.
-BatchMatMulV2.registration.broadcasts = True
-
-
-@BatchMatMulV2.gradient
-def _batch_matmul_grad(op: Any, grad: Any) -> list[Any]:
-    adj_x, adj_y = op.get_attr("adj_x"), op.get_attr("adj_y")
-    x, y, grad = op.inputs[0], op.inputs[1], _dense(grad)
-    if not adj_x and not adj_y:
-        return [matmul(grad, y, adjoint_b=True), matmul(x, grad, adjoint_a=True)]
-    if not adj_x and adj_y:
-        return [matmul(grad, y), matmul(grad, x, adjoint_a=True)]
-    if adj_x and not adj_y:
-        return [matmul(y, grad, adjoint_b=True), matmul(x, grad)]
-    return [matmul(y, grad, adjoint_a=True, adjoint_b=True), matmul(grad, x, adjoint_a=True, adjoint_b=True)]
-
-
-@MatrixInverse.gradient
-def _matrix_inverse_grad(op: Any, grad: Any) -> list[Any]:
-    """d(C) = -C d(A') C for C = inv(A'), A' = A or adjoint(A): the gradient is -C^H G C^H,
-    adjointed once more when the op inverted the adjoint."""
-    c, grad = op.outputs[0], _dense(grad)
-    result = -matmul(c, matmul(grad, c, adjoint_b=True), adjoint_a=True)
-    return [matrix_transpose(result, conjugate=True) if op.get_attr("adjoint") else result]
-
-
-@MatrixDeterminant.gradient
-def _matrix_determinant_grad(op: Any, grad: Any) -> list[Any]:
-    """d det(A) / dA = det(A) inv(A)^H (conjugated for complex A)."""
-    array_ops, _ = _grad_ops()
-    a, det = op.inputs[0], op.outputs[0]
-    multipliers = array_ops.expand_dims(array_ops.expand_dims(_dense(grad) * _conj(det), -1), -1)
-    return [multipliers * matrix_inverse(a, adjoint=True)]
-
-
-def _lower_half_mask(n: Any, dtype: Any) -> Any:
-    """[n, n]: 1 below the diagonal, 1/2 on it, 0 above (TF's Phi for the Cholesky gradient)."""
-    array_ops, math_ops = _grad_ops()
-    static = n if isinstance(n, int) else None
-    if static is not None:
-        mask = np.tril(np.ones((static, static))) - 0.5 * np.eye(static)
-        return convert_to_tensor(mask.astype(dtype.as_numpy_dtype))
-    r = array_ops.range(0, n, 1)
-    rows, cols = array_ops.expand_dims(r, 1), array_ops.expand_dims(r, 0)
-    lower = math_ops.cast(math_ops.greater_equal(rows, cols), dtype)
-    return lower - 0.5 * math_ops.cast(math_ops.equal(rows, cols), dtype)
-
-
-@Cholesky.gradient
-def _cholesky_grad(op: Any, grad: Any) -> list[Any]:
-    """A = L L^H: grad_A = sym(L^-H Phi(L^H G) L^-1), Phi taking the lower triangle with the
-    diagonal halved and sym(X) = (X + X^H) / 2 (Murray 2016, as TF)."""
-    array_ops, _ = _grad_ops()
-    l = op.outputs[0]  # noqa: E741
-    n = l.shape[-1].value if l.shape.ndims is not None else None
-    if n is None:
-        n = array_ops.shape(l)[-1]
-    l_inverse = matrix_inverse(l)
-    middle = matmul(l, _dense(grad), adjoint_a=True) * _lower_half_mask(n, l.dtype.base_dtype)
-    grad_a = matmul(matmul(l_inverse, middle, adjoint_a=True), l_inverse)
-    return [0.5 * (grad_a + matrix_transpose(grad_a, conjugate=True))]
-
-
-@MatrixSolve.gradient
-def _matrix_solve_grad(op: Any, grad: Any) -> list[Any]:
-    """X = A^-1 B: grad_B = A^-H G, grad_A = -grad_B X^H (adjointed when the op solved with A^H)."""
-    a, c = op.inputs[0], op.outputs[0]
-    adjoint = op.get_attr("adjoint")
-    grad_b = matrix_solve(a, _dense(grad), adjoint=not adjoint)
-    if adjoint:
-        grad_a = -matmul(c, grad_b, adjoint_b=True)
-    else:
-        grad_a = -matmul(grad_b, c, adjoint_b=True)
-    return [grad_a, grad_b]
-
-
-@Diag.gradient
-def _diag_grad(op: Any, grad: Any) -> list[Any]:
-    return [diag_part(_dense(grad))]
-
-
-@DiagPart.gradient
-def _diag_part_grad(op: Any, grad: Any) -> list[Any]:
-    return [diag(_dense(grad))]
-
-
-@MatrixDiag.gradient
-def _matrix_diag_grad(op: Any, grad: Any) -> list[Any]:
-    return [matrix_diag_part(_dense(grad))]
-
-
-@MatrixDiagPart.gradient
-def _matrix_diag_part_grad(op: Any, grad: Any) -> list[Any]:
-    """The diagonal gradient on the diagonal of a zero matrix of the input's shape: for a
-    non-square [..., M, N] input, matrix_diag(grad) ([..., k, k], k = min(M, N)) zero-padded."""
-    array_ops, math_ops = _grad_ops()
-    x, grad = op.inputs[0], _dense(grad)
-    rows_cols = x.shape[-2:] if x.shape.ndims is not None else None
-    square = rows_cols is not None and rows_cols.is_fully_defined() and \
-        rows_cols[0].value == rows_cols[1].value
-    diagonal = matrix_diag(grad)
-    if square:
-        return [diagonal]
-    shape = array_ops.shape(x)
-    rows, cols = shape[-2], shape[-1]
-    k = math_ops.minimum(rows, cols)
-    batch_rank = array_ops.rank(x) - 2
-    paddings = array_ops.concat([array_ops.zeros(array_ops.stack([batch_rank, 2]), _dtypes.int32),
-                                 [[0, rows - k], [0, cols - k]]], 0)
-    result = array_ops.pad(diagonal, paddings)
-    result.set_shape(x.shape)
-    return [result]

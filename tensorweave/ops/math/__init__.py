@@ -1,24 +1,44 @@
-"""Math ops (white paper Table 1): element-wise arithmetic, comparisons and logic, casts, reductions, cumulative sums and products, segment reductions, and the composites built on them (clipping, sorting).
+"""Math ops (white paper Table 1): element-wise arithmetic, comparisons and logic, casts,
+selection and clipping, reductions, cumulative sums and products, segment reductions and
+Unique, and the functions built on them (where, add_n, reduce_logsumexp, conj, norm clipping,
+sorting), plus the Python operators of `tf.Tensor`.
 
-The family's public names (TF's math_ops namespace) are re-exported here."""
-from tensorweave.ops.math.cast import Cast, cast, to_int64
-from tensorweave.ops.math.reduction import (
-    add_n, broadcast_gradient_args, count_nonzero, reduce_all, reduce_max, reduce_mean, reduce_prod,
-    reduce_sum, unsorted_segment_sum)
+Tier 1 (modules that declare ops): cast, elementwise, select, reduction, segment, cumulative,
+grad_ops. Tier 2 (built from other families' ops): math_impl, operators, clip, sort. The
+gradients are in grad.py. The family's public names (TF's math_ops namespace) are re-exported
+here; the tier-1 modules come first, so that the tier-2 modules, which import other families
+(and through them this package), find them bound.
+"""
+from tensorweave.ops.math.cast import Cast, cast, to_double, to_float, to_int32, to_int64
 from tensorweave.ops.math.elementwise import (
-    Abs, abs, Acos, Acosh, add, Add, AddV2, Asin, Asinh, Atan, Atan2, Atanh, ceil, Ceil, clip_by_value,
-    ClipByValue, ComplexAbs, cos, Cos, Cosh, cosh, div, Div, div_no_nan, divide, DivNoNan, equal, Equal,
-    exp, Exp, Expm1, floor, Floor, floor_div, FloorDiv, floordiv, floormod, FloorMod, Greater, greater,
-    greater_equal, GreaterEqual, is_finite, IsFinite, IsInf, IsNan, less, Less, less_equal, LessEqual, log,
-    Log, log1p, Log1p, logical_and, logical_not, logical_or, LogicalAnd, LogicalNot, LogicalOr, maximum,
-    Maximum, Minimum, minimum, Mul, multiply, Neg, negative, not_equal, NotEqual, OVERLOADED_OPERATORS,
-    Pow, pow, realdiv, RealDiv, Reciprocal, reciprocal, Rint, Round, rsqrt, Rsqrt, scalar_mul, Select,
-    SelectV2, Sigmoid, sigmoid, sign, Sign, sin, Sin, sinh, Sinh, sqrt, Sqrt, Square, square,
-    squared_difference, SquaredDifference, Sub, subtract, Tan, Tanh, tanh, truediv, TruncateDiv,
-    TruncateMod, where, where_v2)
+    Abs, abs, Acos, acos, Acosh, acosh, add, Add, AddV2, Asin, asin, Asinh, asinh, Atan, atan, Atan2,
+    atan2, Atanh, atanh, ceil, Ceil, ComplexAbs, cos, Cos, Cosh, cosh, div, Div, div_no_nan, divide,
+    DivNoNan, equal, Equal, exp, Exp, Expm1, expm1, floor, Floor, floor_div, FloorDiv, floordiv,
+    floormod, FloorMod, Greater, greater, greater_equal, GreaterEqual, is_finite, is_inf, is_nan,
+    IsFinite, IsInf, IsNan, less, Less, less_equal, LessEqual, log, Log, log1p, Log1p, logical_and,
+    logical_not, logical_or, logical_xor, LogicalAnd, LogicalNot, LogicalOr, maximum, Maximum,
+    Minimum, minimum, mod, Mul, multiply, Neg, negative, not_equal, NotEqual, Pow, pow, realdiv,
+    RealDiv, Reciprocal, reciprocal, Rint, rint, Round, round, rsqrt, Rsqrt, saturate_cast,
+    scalar_mul, Sigmoid, sigmoid, sign, Sign, sin, Sin, sinh, Sinh, sqrt, Sqrt, Square, square,
+    squared_difference, SquaredDifference, Sub, subtract, tan, Tan, Tanh, tanh, truediv,
+    truncatediv, TruncateDiv, truncatemod, TruncateMod)
+from tensorweave.ops.math.select import ClipByValue, clip_by_value, Select, SelectV2
+from tensorweave.ops.math.reduction import (
+    AddN, arg_max, arg_min, argmax, argmin, broadcast_gradient_args, count_nonzero, reduce_all,
+    reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum, unsorted_segment_sum)
+from tensorweave.ops.math.segment import (
+    segment_max, segment_mean, segment_min, segment_prod, segment_sum, unique, unique_with_counts,
+    unsorted_segment_max, unsorted_segment_min, unsorted_segment_prod)
+from tensorweave.ops.math.cumulative import cumprod, cumsum
+from tensorweave.ops.math.grad_ops import (
+    ReciprocalGrad, reciprocal_grad, RsqrtGrad, rsqrt_grad, SigmoidGrad, sigmoid_grad, SqrtGrad,
+    sqrt_grad, TanhGrad, tanh_grad)
 
-from tensorweave.ops.math.elementwise import (acos, acosh, asin, asinh, atan, atan2, atanh, expm1, is_inf, is_nan, logical_xor, mod, rint, round, saturate_cast, tan, to_double, to_float, to_int32, truncatediv, truncatemod)
-from tensorweave.ops.math.reduction import (arg_max, arg_min, argmax, argmin, reduce_any, reduce_logsumexp, reduce_min)
+from tensorweave.ops.math.math_impl import add_n, conj, reduce_logsumexp, where, where_v2
+from tensorweave.ops.math.operators import OVERLOADED_OPERATORS
+from tensorweave.ops.math.clip import (
+    clip_by_average_norm, clip_by_global_norm, clip_by_norm, global_norm)
+from tensorweave.ops.math.sort import argsort, sort
 
 __all__ = [
     "add", "subtract", "multiply", "scalar_mul", "divide", "truediv", "realdiv", "div", "div_no_nan",
@@ -31,4 +51,8 @@ __all__ = [
     "to_double", "to_int32", "to_int64", "saturate_cast", "clip_by_value", "reduce_sum", "reduce_mean",
     "reduce_max", "reduce_min", "reduce_prod", "reduce_all", "reduce_any", "reduce_logsumexp",
     "count_nonzero", "argmax", "argmin", "arg_max", "arg_min", "add_n", "unsorted_segment_sum",
+    "unique", "unique_with_counts", "segment_sum", "segment_mean", "segment_max", "segment_min",
+    "segment_prod", "unsorted_segment_max", "unsorted_segment_min", "unsorted_segment_prod", "cumsum",
+    "cumprod", "clip_by_norm", "clip_by_global_norm", "global_norm", "clip_by_average_norm", "sort",
+    "argsort",
 ]

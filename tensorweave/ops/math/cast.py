@@ -1,6 +1,6 @@
 """Cast (white paper Table 1's element-wise ops) and TF1's cast helpers: tf.cast, to_float,
-to_double, to_int32, to_int64, with TF's conversion rules. math_ops re-exports these names, as in
-TensorFlow (which also keeps saturate_cast there).
+to_double, to_int32, to_int64, with TF's conversion rules (saturate_cast is in elementwise.py;
+Cast's gradient in grad.py).
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import errors
 from tensorweave.framework import tensor_util
 from tensorweave.framework.graph import Tensor, name_scope
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
@@ -53,10 +54,11 @@ def _cast_fn(src: _dtypes.DType, dst: _dtypes.DType, xp: Any) -> Callable:
 
 
 @_kernel(Cast)
-def _cast_kernel(ctx: Any) -> Callable:
+def _cast_kernel(ctx: KernelContext) -> Callable:
     return _cast_fn(ctx.attr("SrcT"), ctx.attr("DstT"), ctx.xp)
 
 
+@Cast.constant_value
 def _cast_constant_value(t: Tensor) -> Optional[np.ndarray]:
     value = tensor_util.constant_value(t.op.inputs[0])
     if value is None:
@@ -64,8 +66,6 @@ def _cast_constant_value(t: Tensor) -> Optional[np.ndarray]:
     with np.errstate(all="ignore"):
         return np.array(_cast_fn(t.op.get_attr("SrcT"), t.op.get_attr("DstT"), np)(np.asarray(value)))
 
-
-Cast.registration.constant_value = _cast_constant_value
 
 
 def cast(x: Any, dtype: Any, name: Optional[str] = None) -> Any:

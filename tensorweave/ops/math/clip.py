@@ -6,21 +6,27 @@ from typing import Any, Optional, Sequence
 from tensorweave.framework import graph as _graph
 from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.ops.array.creation import ones_like
+from tensorweave.ops.array.joining import stack
+from tensorweave.ops.array.shaping import identity, size
+from tensorweave.ops.math.cast import cast
+from tensorweave.ops.math.elementwise import maximum, minimum, rsqrt, sqrt, truediv
+from tensorweave.ops.math.math_impl import where_v2
+from tensorweave.ops.math.reduction import reduce_sum
 
 __all__ = ["clip_by_norm", "clip_by_global_norm", "global_norm", "clip_by_average_norm"]
 
 
 def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Optional[str] = None) -> Any:
     """t * clip_norm / max(l2norm(t), clip_norm), the norm taken over `axes` (all by default)."""
-    from tensorweave.ops import array as array_ops, math as math_ops
     with _graph.name_scope(name, "clip_by_norm", [t, clip_norm]) as scope:
         values = convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t)
-        l2sum = math_ops.reduce_sum(values * values, axes, keepdims=True)
+        l2sum = reduce_sum(values * values, axes, keepdims=True)
         pred = l2sum > 0
-        safe = math_ops.where_v2(pred, l2sum, array_ops.ones_like(l2sum))  # no NaN gradient at 0
-        l2norm = math_ops.where_v2(pred, math_ops.sqrt(safe), l2sum)
-        clip = math_ops.cast(clip_norm, values.dtype.base_dtype)
-        clipped = math_ops.truediv(values * clip, math_ops.maximum(l2norm, clip), name=scope)
+        safe = where_v2(pred, l2sum, ones_like(l2sum))  # no NaN gradient at 0
+        l2norm = where_v2(pred, sqrt(safe), l2sum)
+        clip = cast(clip_norm, values.dtype.base_dtype)
+        clipped = truediv(values * clip, maximum(l2norm, clip), name=scope)
         if isinstance(t, IndexedSlices):
             return IndexedSlices(clipped, t.indices, t.dense_shape)
         return clipped
@@ -31,37 +37,37 @@ def global_norm(t_list: Sequence[Any], name: Optional[str] = None) -> Any:
     TF builds it: sqrt(2 * sum(stack([L2Loss(t) for t]))). (An L2Loss is one BLAS dot product;
     reduce_sum(t * t) wrote a squared copy first: 1.06 ms against 0.28 on bench/lstm_step.py's
     [200, 10000] gradient.)"""
-    from tensorweave.ops import array as array_ops, math as math_ops, nn as nn_ops
+    # late: nn_ops imports the math package, which imports this module
+    from tensorweave.ops.nn.nn_ops import l2_loss
     present = [t for t in t_list if t is not None]
     with _graph.name_scope(name, "global_norm", present) as scope:
         halves = []
         for i, t in enumerate(present):
             values = convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t, name=f"t_{i}")
-            halves.append(nn_ops.l2_loss(values))
-        half_squared_norm = math_ops.reduce_sum(array_ops.stack(halves))
+            halves.append(l2_loss(values))
+        half_squared_norm = reduce_sum(stack(halves))
         two = convert_to_tensor(2.0, dtype=half_squared_norm.dtype.base_dtype)
-        return math_ops.sqrt(half_squared_norm * two, name=scope)
+        return sqrt(half_squared_norm * two, name=scope)
 
 
 def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = None,
                         name: Optional[str] = None) -> tuple[list[Any], Any]:
     """Scales every tensor by clip_norm / max(global_norm, clip_norm); returns (list, norm)."""
-    from tensorweave.ops import array as array_ops, math as math_ops
     if not isinstance(t_list, (list, tuple)):
         raise TypeError("t_list should be a sequence")
     t_list = list(t_list)
     norm = use_norm if use_norm is not None else global_norm(t_list, name="global_norm")
     with _graph.name_scope(name, "clip_by_global_norm", t_list + [clip_norm]) as scope:
-        clip = math_ops.cast(clip_norm, norm.dtype.base_dtype)
+        clip = cast(clip_norm, norm.dtype.base_dtype)
         # An infinite or NaN global norm makes every output NaN (as TF), not silently zero.
-        scale = clip * math_ops.minimum(1.0 / norm, 1.0 / clip) + (norm - norm)
+        scale = clip * minimum(1.0 / norm, 1.0 / clip) + (norm - norm)
         out = []
         for i, t in enumerate(t_list):
             if t is None:
                 out.append(None)
                 continue
             values = t.values if isinstance(t, IndexedSlices) else t
-            scaled = array_ops.identity(values * math_ops.cast(scale, values.dtype.base_dtype),
+            scaled = identity(values * cast(scale, values.dtype.base_dtype),
                                         name=f"{scope}_{i}")
             out.append(IndexedSlices(scaled, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) else scaled)
         return out, norm
@@ -69,10 +75,9 @@ def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = N
 
 def clip_by_average_norm(t: Any, clip_norm: Any, name: Optional[str] = None) -> Any:
     """t * clip_norm / max(l2norm(t) / size(t), clip_norm)."""
-    from tensorweave.ops import array as array_ops, math as math_ops
     with _graph.name_scope(name, "clip_by_average_norm", [t, clip_norm]) as scope:
         t = convert_to_tensor(t)
-        n = math_ops.cast(array_ops.size(t), t.dtype.base_dtype)
-        l2norm_inv = math_ops.rsqrt(math_ops.reduce_sum(t * t))
-        clip = math_ops.cast(clip_norm, t.dtype.base_dtype)
-        return array_ops.identity(t * clip * math_ops.minimum(l2norm_inv * n, 1.0 / clip), name=scope)
+        n = cast(size(t), t.dtype.base_dtype)
+        l2norm_inv = rsqrt(reduce_sum(t * t))
+        clip = cast(clip_norm, t.dtype.base_dtype)
+        return identity(t * clip * minimum(l2norm_inv * n, 1.0 / clip), name=scope)

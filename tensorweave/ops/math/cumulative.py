@@ -1,12 +1,13 @@
 """Cumulative sums and products along an axis (tf.cumsum, tf.cumprod), with TF's `exclusive`
-and `reverse` flags and their gradients."""
+and `reverse` flags (their gradients are in grad.py)."""
 from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from tensorweave.framework.op_def import define_op
+from tensorweave.framework.kernel_contract import KernelContext
+from tensorweave.framework.op_def import OpDef, define_op
 from tensorweave.framework.op_def_library import apply_op
-from tensorweave.framework.graph import name_scope
+from tensorweave.framework.graph import Operation, name_scope
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import _util
 from tensorweave.ops._util import index_input, invalid, shape_error
@@ -17,14 +18,14 @@ _TYPES = ("float16, float32, float64, int8, int16, int32, int64, uint8, uint16, 
           "complex64, complex128")
 
 
-def _scan_shape(op: Any) -> list[Any]:
+def _scan_shape(op: Operation) -> list[Any]:
     axis = op.inputs[1].shape
     if axis.ndims not in (None, 0):
         raise shape_error(op, f"Shape must be rank 0 but is rank {axis.ndims}")
     return _util.unchanged(op)
 
 
-def _define(name: str) -> Any:
+def _define(name: str) -> OpDef:
     return define_op(name, inputs=["x: T", "axis: Tidx"], outputs=["out: T"],
                      attrs=["exclusive: bool = false", "reverse: bool = false", f"T: {{{_TYPES}}}",
                             "Tidx: {int32, int64} = int32"], shape_fn=_scan_shape)
@@ -35,7 +36,7 @@ Cumprod = _define("Cumprod")
 
 
 def _scan_kernel(accumulate: str, identity: int) -> Callable:
-    def build(ctx: Any) -> Callable:
+    def build(ctx: KernelContext) -> Callable:
         xp = ctx.xp
         scan = getattr(xp, accumulate)
         exclusive, reverse = ctx.attr("exclusive"), ctx.attr("reverse")
@@ -64,7 +65,7 @@ Cumsum.kernel()(_scan_kernel("cumsum", 0))
 Cumprod.kernel()(_scan_kernel("cumprod", 1))
 
 
-def _scan(op_def: Any, x: Any, axis: Any, exclusive: bool, reverse: bool, name: Optional[str],
+def _scan(op_def: OpDef, x: Any, axis: Any, exclusive: bool, reverse: bool, name: Optional[str],
           default_name: str) -> Any:
     with name_scope(name, default_name, [x]) as scope:
         x = convert_to_tensor(x, name="x")
@@ -84,23 +85,3 @@ def cumprod(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = Fals
     """Cumulative product of `x` along `axis`: [a, b, c] -> [a, a * b, a * b * c]; `exclusive`
     gives [1, a, a * b], `reverse` multiplies from the end."""
     return _scan(Cumprod, x, axis, exclusive, reverse, name, "Cumprod")
-
-
-@Cumsum.gradient
-def _cumsum_grad(op: Any, grad: Any) -> list[Any]:
-    """Each input adds into every later output: the gradient is the cumulative sum the other way."""
-    from tensorweave.ops._util import dense
-    return [cumsum(dense(grad), op.inputs[1], exclusive=op.get_attr("exclusive"),
-                   reverse=not op.get_attr("reverse")), None]
-
-
-@Cumprod.gradient
-def _cumprod_grad(op: Any, grad: Any) -> list[Any]:
-    """TF's formula, cumsum(prod * grad, reversed) / x (undefined where x is 0, as in TF)."""
-    from tensorweave.ops._util import dense
-    x, axis = op.inputs
-    exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
-    prod = cumprod(x, axis, exclusive=exclusive, reverse=reverse)
-    out = cumsum(prod * dense(grad), axis, exclusive=exclusive, reverse=not reverse)
-    return [out / x, None]
-

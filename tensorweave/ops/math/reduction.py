@@ -1,7 +1,7 @@
 """Reductions (Sum, Mean, Max, Min, Prod, All, Any), ArgMax/ArgMin, and the TF1 wrappers
-reduce_* (axis / reduction_indices, keepdims / keep_dims), count_nonzero and
-reduce_logsumexp; also the sums across tensors and segments (AddN, UnsortedSegmentSum) and
-BroadcastGradientArgs, which gradients use to undo broadcasting. math_ops re-exports these names.
+reduce_* (axis / reduction_indices, keepdims / keep_dims) and count_nonzero; also the sums across
+tensors and segments (AddN, UnsortedSegmentSum, whose wrapper add_n is in math_impl.py) and
+BroadcastGradientArgs, which gradients use to undo broadcasting.
 
 Kernels precompute the reduced axes when the axis input is a graph constant and the input rank
 is known (the common case); otherwise they normalize and validate the fed axes once per
@@ -10,7 +10,6 @@ distinct value.
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -18,29 +17,29 @@ import numpy as np
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import errors
 from tensorweave.framework import tensor_util
-from tensorweave.framework.graph import Tensor, name_scope
-from tensorweave.framework.op_def import define_op, get_op_def
+from tensorweave.framework.graph import Operation, Tensor, name_scope
+from tensorweave.framework.kernel_contract import KernelContext
+from tensorweave.framework.op_def import OpDef, define_op, get_op_def
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import _util
+from tensorweave.ops._util import format_dims, invalid, register_kernel
 from tensorweave.ops.kernels.buffer_forwarding import forwardable
 from tensorweave.ops.kernels.scatter import scatter_reduce
 from tensorweave.ops._util import invalid, quiet_numpy_warnings, register_kernel
+from tensorweave.ops.math.cast import cast
+from tensorweave.ops.math.elementwise import not_equal
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_all",
-           "reduce_any", "reduce_logsumexp", "count_nonzero", "argmax", "argmin", "arg_max",
-           "arg_min", "add_n", "unsorted_segment_sum"]
+           "reduce_any", "count_nonzero", "argmax", "argmin", "arg_max", "arg_min",
+           "unsorted_segment_sum"]
 
 _NUMBERS = "numbertype"
 _REALS = "realnumbertype"
 # Spelled out: type groups can't be mixed with single types inside {...}.
 _ALL_NUMBERS = ("float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, "
                 "uint64, complex64, complex128")
-
-
-def _dims(shape: Any) -> str:
-    return "[" + ",".join(str(d) for d in shape) + "]"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -58,7 +57,7 @@ def _normalize_axes(values: Any, rank: int, error: Callable[[str], Exception]) -
     return tuple(sorted(axes))
 
 
-def _reduction_shape(op: Any) -> list[TensorShape]:
+def _reduction_shape(op: Operation) -> list[TensorShape]:
     x = op.inputs[0].shape
     keep = op.get_attr("keep_dims")
     axes = tensor_util.constant_value(op.inputs[1])
@@ -81,7 +80,7 @@ def _reduction_shape(op: Any) -> list[TensorShape]:
     return [TensorShape(dims)]
 
 
-def _arg_shape(op: Any) -> list[TensorShape]:
+def _arg_shape(op: Operation) -> list[TensorShape]:
     x = op.inputs[0].shape
     axis = tensor_util.constant_value(op.inputs[1])
     if x.ndims is None:
@@ -101,7 +100,7 @@ def _arg_shape(op: Any) -> list[TensorShape]:
 # ---------------------------------------------------------------------------------------------
 # Reduction ops and kernels
 # ---------------------------------------------------------------------------------------------
-def _reduction_op(name: str, types: str) -> Any:
+def _reduction_op(name: str, types: str) -> OpDef:
     input_type = "bool" if types == "bool" else "T"
     attrs = ["keep_dims: bool = false", "Tidx: {int32, int64} = int32"]
     if types != "bool":
@@ -117,14 +116,16 @@ Max = _reduction_op("Max", _REALS)
 Min = _reduction_op("Min", _REALS)
 All = _reduction_op("All", "bool")
 Any_ = _reduction_op("Any", "bool")
+All.not_differentiable()
+Any_.not_differentiable()
 
 
-def _reduction_kernel(op: Any, make: Callable[[Any, Any], Callable[[Any, tuple], Any]]) -> None:
+def _reduction_kernel(op: OpDef, make: Callable[[Any, Any], Callable[[Any, tuple], Any]]) -> None:
     """Registers a kernel from `make(ctx, np_dtype) -> reduce(x, axes)`; the axes are a sorted
     tuple of distinct non-negative dimensions."""
 
     @register_kernel(op)
-    def build(ctx: Any) -> Callable:
+    def build(ctx: KernelContext) -> Callable:
         reduce = make(ctx, ctx.output_dtypes[0].as_numpy_dtype)
         rank = ctx.op.inputs[0].shape.ndims
         const = tensor_util.constant_value(ctx.op.inputs[1])
@@ -162,16 +163,16 @@ def _runtime_axis_error(message: str) -> errors.OpError:
     return invalid(message)
 
 
-def _keep(ctx: Any) -> bool:
+def _keep(ctx: KernelContext) -> bool:
     return bool(ctx.attr("keep_dims"))
 
 
-def _make_sum(ctx: Any, dtype: Any) -> Callable:
+def _make_sum(ctx: KernelContext, dtype: Any) -> Callable:
     add_reduce, keep = ctx.xp.add.reduce, _keep(ctx)
     return lambda x, axes: add_reduce(x, axis=axes, dtype=dtype, keepdims=keep)
 
 
-def _make_prod(ctx: Any, dtype: Any) -> Callable:
+def _make_prod(ctx: KernelContext, dtype: Any) -> Callable:
     mul_reduce, keep = ctx.xp.multiply.reduce, _keep(ctx)
     return lambda x, axes: mul_reduce(x, axis=axes, dtype=dtype, keepdims=keep)
 
@@ -186,7 +187,7 @@ def _identity_of(dtype: Any, lowest: bool) -> Any:
 
 
 def _make_extremum(ufunc_name: str, lowest: bool) -> Callable:
-    def make(ctx: Any, dtype: Any) -> Callable:
+    def make(ctx: KernelContext, dtype: Any) -> Callable:
         reduce, keep = getattr(ctx.xp, ufunc_name).reduce, _keep(ctx)
         initial = _identity_of(dtype, lowest)
         return lambda x, axes: reduce(x, axis=axes, keepdims=keep, initial=initial)
@@ -195,14 +196,14 @@ def _make_extremum(ufunc_name: str, lowest: bool) -> Callable:
 
 
 def _make_logical(ufunc_name: str) -> Callable:
-    def make(ctx: Any, dtype: Any) -> Callable:
+    def make(ctx: KernelContext, dtype: Any) -> Callable:
         reduce, keep = getattr(ctx.xp, ufunc_name).reduce, _keep(ctx)
         return lambda x, axes: reduce(x, axis=axes, keepdims=keep)
 
     return make
 
 
-def _make_mean(ctx: Any, dtype: Any) -> Callable:
+def _make_mean(ctx: KernelContext, dtype: Any) -> Callable:
     xp, keep = ctx.xp, _keep(ctx)
     add_reduce = xp.add.reduce
     dt = np.dtype(dtype)
@@ -252,25 +253,27 @@ ArgMax = define_op("ArgMax", inputs=["input: T", "dimension: Tidx"], outputs=["o
 ArgMin = define_op("ArgMin", inputs=["input: T", "dimension: Tidx"], outputs=["output: output_type"],
                    attrs=[f"T: {{{_ALL_NUMBERS}, bool}}", "Tidx: {int32, int64} = int32",
                           "output_type: {int32, int64} = int64"], shape_fn=_arg_shape)
+ArgMax.not_differentiable()
+ArgMin.not_differentiable()
 
 
 def _arg_axis(x: Any, dimension: Any) -> int:
     if np.ndim(dimension) != 0:
         raise invalid(f"dim must be a scalar, but received tensor of shape: "
-                       f"{_dims(np.shape(dimension))}")
+                       f"{format_dims(np.shape(dimension))}")
     a = int(dimension)
     rank = x.ndim
     if not -rank <= a < rank:
         raise invalid(f"Expected dimension in the range [{-rank}, {rank}), but got {a}")
     a %= rank
     if x.shape[a] == 0:
-        raise invalid(f"Reduction axis {a} is empty in shape {_dims(x.shape)}")
+        raise invalid(f"Reduction axis {a} is empty in shape {format_dims(x.shape)}")
     return a
 
 
-def _arg_kernel(op: Any, fn_name: str) -> None:
+def _arg_kernel(op: OpDef, fn_name: str) -> None:
     @register_kernel(op)
-    def build(ctx: Any) -> Callable:
+    def build(ctx: KernelContext) -> Callable:
         fn = getattr(ctx.xp, fn_name)
         out = np.dtype(ctx.output_dtypes[0].as_numpy_dtype)
         if out == np.dtype(np.intp):  # NumPy's own index type: no conversion needed
@@ -306,10 +309,12 @@ def _lookup(new_name: str, new_value: Any, old_name: str, old_value: Any) -> Any
 def _all_axes(x: Any) -> Any:
     """The axis input reducing everything: a constant when the rank is known, else
     range(rank(x)) computed in the graph."""
+    # Const, Rank and Range are the array family's ops: looked up by name, so that the reduce_*
+    # wrappers (which every family uses) need no import of another family.
     rank = x.shape.ndims
     if rank is not None:
-        from tensorweave.ops.array.constant_op import constant
-        return constant(np.arange(rank, dtype=np.int32))
+        return apply_op(get_op_def("Const"), name="Const", value=np.arange(rank, dtype=np.int32),
+                        dtype=_dtypes.int32)
     rank_t = apply_op(get_op_def("Rank"), input=x)
     return apply_op(get_op_def("Range"), start=0, limit=rank_t, delta=1)
 
@@ -322,7 +327,7 @@ def _axis_value(axis: Any) -> Any:
     return value.astype(np.int32) if value.size == 0 else axis
 
 
-def _reduce(op: Any, input_tensor: Any, axis: Any, keepdims: Any, name: Optional[str],
+def _reduce(op: OpDef, input_tensor: Any, axis: Any, keepdims: Any, name: Optional[str],
             reduction_indices: Any, keep_dims: Any, dtype: Any = None) -> Any:
     axis = _lookup("axis", axis, "reduction_indices", reduction_indices)
     keepdims = bool(_lookup("keepdims", keepdims, "keep_dims", keep_dims))
@@ -383,43 +388,23 @@ def _bool_if_python(value: Any) -> Any:
     return None if hasattr(value, "dtype") else _dtypes.bool
 
 
-def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: Any = None,
-                     name: Optional[str] = None, reduction_indices: Any = None,
-                     keep_dims: Any = None) -> Any:
-    """log(sum(exp(x))) across `axis`, computed stably by subtracting the (finite) maximum."""
-    from tensorweave.ops import array as array_ops, math as math_ops
-    axis = _lookup("axis", axis, "reduction_indices", reduction_indices)
-    keepdims = bool(_lookup("keepdims", keepdims, "keep_dims", keep_dims))
-    with name_scope(name, "ReduceLogSumExp", [input_tensor]) as scope:
-        x = convert_to_tensor(input_tensor)
-        raw_max = reduce_max(x, axis, keepdims=True)
-        zero = np.zeros((), x.dtype.base_dtype.as_numpy_dtype)
-        shift = math_ops.where_v2(math_ops.is_finite(raw_max), raw_max, zero)
-        shift = array_ops.stop_gradient(shift)
-        total = reduce_sum(math_ops.exp(x - shift), axis, keepdims=keepdims)
-        if not keepdims:
-            shift = reduce_max(shift, axis, keepdims=False)  # drop the kept dims again
-        return math_ops.add(math_ops.log(total), shift, name=scope)
-
-
 def count_nonzero(input_tensor: Any = None, axis: Any = None, keepdims: Any = None,
                   dtype: Any = _dtypes.int64, name: Optional[str] = None,
                   reduction_indices: Any = None, keep_dims: Any = None,
                   input: Any = None) -> Any:  # noqa: A002  (TF's argument name)
     """Number of nonzero elements across `axis` (non-empty strings for tf.string)."""
-    from tensorweave.ops import math as math_ops
     input_tensor = _lookup("input", input, "input_tensor", input_tensor)
     with name_scope(name, "count_nonzero", [input_tensor]):
         x = convert_to_tensor(input_tensor, name="input")
         dtype_in = x.dtype.base_dtype
         zero = b"" if dtype_in == _dtypes.string else np.zeros((), dtype_in.as_numpy_dtype)
-        nonzero = math_ops.cast(math_ops.not_equal(x, zero), _dtypes.int64)
+        nonzero = cast(not_equal(x, zero), _dtypes.int64)
         counts = reduce_sum(nonzero, axis=axis, keepdims=keepdims,
                             reduction_indices=reduction_indices, keep_dims=keep_dims)
-        return math_ops.cast(counts, dtype)
+        return cast(counts, dtype)
 
 
-def _arg(op: Any, input: Any, axis: Any, name: Optional[str], dimension: Any,  # noqa: A002
+def _arg(op: OpDef, input: Any, axis: Any, name: Optional[str], dimension: Any,  # noqa: A002
          output_type: Any) -> Any:
     axis = _lookup("axis", axis, "dimension", dimension)
     return apply_op(op, name=name, input=input, dimension=0 if axis is None else axis,
@@ -453,7 +438,7 @@ def arg_min(input: Any, dimension: Any, output_type: Any = _dtypes.int64,  # noq
 # ---------------------------------------------------------------------------------------------
 # Sums across tensors and segments; broadcast reduction indices for gradients
 # ---------------------------------------------------------------------------------------------
-def _add_n_shape(op: Any) -> list[TensorShape]:
+def _add_n_shape(op: Operation) -> list[TensorShape]:
     try:
         return _util.merge_all_inputs(op)
     except ValueError as err:
@@ -469,11 +454,11 @@ def _check_add_n_shapes(xs: tuple, node_name: str) -> None:
     for i, x in enumerate(xs):
         if x.shape != shape:
             raise invalid(f"Inputs to operation {node_name} of type AddN must have the same size and "
-                           f"shape.  Input 0: {_dims(shape)} != input {i}: {_dims(x.shape)}")
+                           f"shape.  Input 0: {format_dims(shape)} != input {i}: {format_dims(x.shape)}")
 
 
 @register_kernel(AddN)
-def _add_n_kernel(ctx: Any) -> Callable:
+def _add_n_kernel(ctx: KernelContext) -> Callable:
     checked = not all(t.shape.is_fully_defined() for t in ctx.op.inputs)
     node_name = ctx.node_name
     dtype = np.dtype(ctx.output_dtypes[0].as_numpy_dtype) if ctx.xp is np else None
@@ -500,29 +485,7 @@ def _add_n_kernel(ctx: Any) -> Callable:
     return compute
 
 
-def add_n(inputs: Any, name: Optional[str] = None) -> Any:
-    """Adds all input tensors element-wise; they must all have the same shape and dtype."""
-    if isinstance(inputs, (Tensor, str, bytes)) or not hasattr(inputs, "__iter__"):
-        raise ValueError("inputs must be an iterable of at least one Tensor/IndexedSlices with "
-                         "the same dtype and shape")
-    inputs = list(inputs)
-    if not inputs:
-        raise ValueError("inputs must be an iterable of at least one Tensor/IndexedSlices with "
-                         "the same dtype and shape")
-    if len(inputs) == 1:
-        single = convert_to_tensor(inputs[0])
-        if name:
-            from tensorweave.ops import array as array_ops
-            return array_ops.identity(single, name=name)
-        return single
-    kinds = {t.dtype.base_dtype for t in inputs if isinstance(t, Tensor)}
-    if len(kinds) > 1:
-        raise TypeError(f"Tensors in list passed to 'inputs' of 'AddN' Op have types "
-                        f"{sorted(d.name for d in kinds)} that don't all match.")
-    return apply_op(AddN, name=name, inputs=inputs)
-
-
-def _segment_sum_shape(op: Any) -> list[TensorShape]:
+def _segment_sum_shape(op: Operation) -> list[TensorShape]:
     data, ids = op.inputs[0].shape, op.inputs[1].shape
     num = tensor_util.constant_value(op.inputs[2])
     if data.ndims is None or ids.ndims is None:
@@ -542,15 +505,15 @@ UnsortedSegmentSum = define_op(
 
 
 @register_kernel(UnsortedSegmentSum)
-def _unsorted_segment_sum_kernel(ctx: Any) -> Callable:
+def _unsorted_segment_sum_kernel(ctx: KernelContext) -> Callable:
     xp = ctx.xp
     dtype = ctx.output_dtypes[0].as_numpy_dtype
 
     def compute(data: Any, ids: Any, num_segments: Any) -> Any:
         n = int(num_segments)
         if data.shape[:ids.ndim] != ids.shape:
-            raise invalid(f"data.shape = {_dims(data.shape)} does not start with segment_ids.shape "
-                           f"= {_dims(ids.shape)}")
+            raise invalid(f"data.shape = {format_dims(data.shape)} does not start with segment_ids.shape "
+                           f"= {format_dims(ids.shape)}")
         if n < 0:
             raise invalid(f"Input num_segments == {n} must not be negative.")
         out = xp.zeros((n,) + data.shape[ids.ndim:], dtype=dtype)
@@ -577,10 +540,11 @@ BroadcastGradientArgs = define_op(
     "BroadcastGradientArgs", inputs=["s0: T", "s1: T"], outputs=["r0: T", "r1: T"],
     attrs=["T: {int32, int64} = int32"],
     shape_fn=lambda op: [TensorShape([None]), TensorShape([None])])
+BroadcastGradientArgs.not_differentiable()
 
 
 @register_kernel(BroadcastGradientArgs)
-def _broadcast_gradient_args_kernel(ctx: Any) -> Callable:
+def _broadcast_gradient_args_kernel(ctx: KernelContext) -> Callable:
     dtype = ctx.output_dtypes[0].as_numpy_dtype
 
     def compute(s0: Any, s1: Any) -> Any:
@@ -590,7 +554,7 @@ def _broadcast_gradient_args_kernel(ctx: Any) -> Callable:
         r0, r1 = [], []
         for i, (x, y) in enumerate(zip(pa, pb)):
             if x != y and x != 1 and y != 1:
-                raise invalid(f"Incompatible shapes: {_dims(a)} vs. {_dims(b)}")
+                raise invalid(f"Incompatible shapes: {format_dims(a)} vs. {format_dims(b)}")
             if x == 1:
                 r0.append(i)  # x was broadcast along i: its gradient sums over i
             if y == 1:
@@ -603,142 +567,3 @@ def _broadcast_gradient_args_kernel(ctx: Any) -> Callable:
 def broadcast_gradient_args(s0: Any, s1: Any, name: Optional[str] = None) -> Any:
     """Reduction indices for the gradients of two broadcast operands with shapes s0 and s1."""
     return apply_op(BroadcastGradientArgs, name=name, s0=s0, s1=s1)
-
-
-# ---------------------------------------------------------------------------------------------
-# Gradients (TF's formulas), built from array and math ops. Those modules are imported on use:
-# math_ops imports this module.
-# ---------------------------------------------------------------------------------------------
-for _op in (All, Any_, ArgMax, ArgMin, BroadcastGradientArgs):
-    _op.not_differentiable()
-
-
-def _grad_modules() -> tuple[Any, Any, Any]:
-    from tensorweave.ops import array as array_ops, math as math_ops
-    from tensorweave.ops.math import grad as math_grad
-    return array_ops, math_ops, math_grad
-
-
-def reduced_shape(input_shape: Any, axes: Any) -> Tensor:
-    """TF's math_ops.reduced_shape: the int32 vector `input_shape` with the dimensions in
-    `axes` (negative ones counted from the end) set to 1: the kept-dims output shape."""
-    array_ops, math_ops, _ = _grad_modules()
-    rank = array_ops.size(input_shape)
-    axes = math_ops.cast(array_ops.reshape(axes, [-1]), _dtypes.int32)
-    axes = math_ops.floormod(axes + rank, math_ops.maximum(rank, 1))  # a scalar input has no axes
-    hits = unsorted_segment_sum(array_ops.ones_like(axes), axes, rank)
-    return math_ops.where_v2(math_ops.greater(hits, 0), array_ops.ones_like(input_shape), input_shape)
-
-
-def _static_shapes(op: Any) -> Optional[tuple[list[int], list[int]]]:
-    """(input dims, kept-dims output dims) as lists when the input shape and the axes are
-    known at graph time."""
-    x_shape = op.inputs[0].shape
-    axes = tensor_util.constant_value(op.inputs[1])
-    if axes is None or not x_shape.is_fully_defined():
-        return None
-    dims = x_shape.as_list()
-    reduced = {int(a) % len(dims) for a in np.reshape(axes, -1)} if dims else set()
-    return dims, [1 if i in reduced else d for i, d in enumerate(dims)]
-
-
-def _to_kept_dims(op: Any, tensors: list[Any]) -> tuple[Any, bool, list[Any]]:
-    """(input shape, whether it is static and equal to the kept-dims shape, `tensors` of the
-    output's shape reshaped to the kept-dims shape, so that they broadcast against the input)."""
-    array_ops = _grad_modules()[0]
-    static = _static_shapes(op)
-    if static is not None:
-        input_shape, kept = static
-    else:
-        input_shape = array_ops.shape(op.inputs[0])
-        kept = None if op.get_attr("keep_dims") else reduced_shape(input_shape, op.inputs[1])
-    if not op.get_attr("keep_dims"):
-        tensors = [array_ops.reshape(t, kept) for t in tensors]
-    return input_shape, static is not None and static[0] == static[1], tensors
-
-
-@Sum.gradient
-def _sum_grad(op: Any, grad: Any) -> list[Any]:
-    """The gradient copied back over the reduced dimensions."""
-    array_ops, _, math_grad = _grad_modules()
-    input_shape, unreduced, (grad,) = _to_kept_dims(op, [math_grad.dense(grad)])
-    if unreduced:
-        return [grad, None]
-    return [array_ops.broadcast_to(grad, input_shape), None]
-
-
-@Mean.gradient
-def _mean_grad(op: Any, grad: Any) -> list[Any]:
-    """Sum's gradient divided by the number of elements averaged."""
-    array_ops, math_ops, _ = _grad_modules()
-    sum_grad = _sum_grad(op, grad)[0]
-    dtype = sum_grad.dtype.base_dtype
-    x_shape, y_shape = op.inputs[0].shape, op.outputs[0].shape
-    if x_shape.is_fully_defined() and y_shape.is_fully_defined():
-        factor: Any = x_shape.num_elements() // max(y_shape.num_elements(), 1)
-        from tensorweave.ops.array.constant_op import constant
-        factor = constant(factor, dtype=dtype)
-    else:
-        factor = math_ops.floordiv(array_ops.size(op.inputs[0]),
-                                   math_ops.maximum(array_ops.size(op.outputs[0]), 1))
-        factor = math_ops.cast(factor, dtype)
-    return [math_ops.realdiv(sum_grad, factor), None]
-
-
-@Prod.gradient
-def _prod_grad(op: Any, grad: Any) -> list[Any]:
-    """grad times the product of the other elements reduced together, computed without
-    dividing by zero: with no zero it is prod / x; with one zero, the product of the
-    non-zeros at the zero and 0 elsewhere; with two or more zeros, 0 (TF's values; TF gets
-    them from exclusive cumulative products, which tensorweave has no op for)."""
-    array_ops, math_ops, math_grad = _grad_modules()
-    x, axes = op.inputs
-    _, _, (grad,) = _to_kept_dims(op, [math_grad.dense(grad)])
-    zero = array_ops.zeros([], dtype=x.dtype.base_dtype)
-    is_zero = math_ops.equal(x, zero)
-    safe_x = math_ops.where_v2(is_zero, array_ops.ones([], dtype=x.dtype.base_dtype), x)
-    nonzero_prod = reduce_prod(safe_x, axes, keepdims=True)
-    num_zeros = reduce_sum(math_ops.cast(is_zero, _dtypes.int32), axes, keepdims=True)
-    at_zero = math_ops.where_v2(math_ops.equal(num_zeros, 1), nonzero_prod, zero)
-    elsewhere = math_ops.where_v2(math_ops.equal(num_zeros, 0),
-                                  math_ops.realdiv(nonzero_prod, safe_x), zero)
-    others = math_ops.where_v2(is_zero, at_zero, elsewhere)
-    return [math_ops.multiply(grad, math_grad.conj(others)), None]
-
-
-def _max_min_grad(op: Any, grad: Any) -> list[Any]:
-    """The gradient goes to the elements equal to the extremum, split equally among ties."""
-    _, math_ops, math_grad = _grad_modules()
-    x, axes = op.inputs
-    _, _, (y, grad) = _to_kept_dims(op, [op.outputs[0], math_grad.dense(grad)])
-    indicators = math_ops.cast(math_ops.equal(y, x), grad.dtype.base_dtype)
-    num_selected = reduce_sum(indicators, axes, keepdims=True)
-    return [math_ops.multiply(math_ops.realdiv(indicators, num_selected), grad), None]
-
-
-Max.gradient(_max_min_grad)
-Min.gradient(_max_min_grad)
-
-
-@AddN.gradient
-def _add_n_grad(op: Any, grad: Any) -> list[Any]:
-    return [grad] * len(op.inputs)
-
-
-@UnsortedSegmentSum.gradient
-def _unsorted_segment_sum_grad(op: Any, grad: Any) -> list[Any]:
-    """output[i] sums data[j] with ids[j] == i, so data's gradient is grad gathered at the ids
-    (0 where an id is negative: those elements were dropped)."""
-    array_ops, math_ops, math_grad = _grad_modules()
-    ids = op.inputs[1]
-    gathered = array_ops.gather(math_grad.dense(grad), math_ops.maximum(ids, array_ops.zeros_like(ids)))
-    kept = math_ops.greater_equal(ids, array_ops.zeros([], dtype=ids.dtype.base_dtype))
-    if gathered.shape.ndims is not None and ids.shape.ndims is not None:
-        from tensorweave.ops.array.constant_op import constant
-        trailing = constant([1] * (gathered.shape.ndims - ids.shape.ndims), dtype=_dtypes.int32)
-    else:
-        extra = array_ops.rank(gathered) - array_ops.rank(ids)
-        trailing = array_ops.ones(array_ops.expand_dims(extra, 0), dtype=_dtypes.int32)
-    kept = array_ops.reshape(kept, array_ops.concat([array_ops.shape(ids), trailing], 0))
-    zero = array_ops.zeros([], dtype=gathered.dtype.base_dtype)
-    return [math_ops.where_v2(kept, gathered, zero), None, None]

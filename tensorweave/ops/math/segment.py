@@ -3,10 +3,8 @@ Unique / UniqueWithCounts, and the conversion of `tf.IndexedSlices` to a dense t
 
 These are the pieces sparse training is built from (OSDI 4.2): optimizers deduplicate the rows
 of an IndexedSlices gradient with `unique` and `unsorted_segment_sum`, and a sparse gradient
-that meets a dense one is densified with `unsorted_segment_sum(values, indices, rows)`.
-
-This module imports array_ops / math_ops only inside functions: array_ops re-exports `unique`,
-so a module-level import here would make the two modules' import order matter.
+that meets a dense one is densified with `unsorted_segment_sum(values, indices, rows)`. Their
+gradients are in grad.py.
 """
 from __future__ import annotations
 
@@ -15,10 +13,10 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from tensorweave.framework import dtypes as _dtypes
-from tensorweave.framework import errors
 from tensorweave.framework import tensor_util
-from tensorweave.framework.graph import Tensor
+from tensorweave.framework.graph import Operation, Tensor
 from tensorweave.framework.indexed_slices import IndexedSlices
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import register_tensor_conversion_function
@@ -35,7 +33,7 @@ __all__ = ["unique", "unique_with_counts", "segment_sum", "segment_mean", "segme
 # ---------------------------------------------------------------------------------------------
 # Unique, UniqueWithCounts
 # ---------------------------------------------------------------------------------------------
-def _unique_shape(op: Any) -> list[TensorShape]:
+def _unique_shape(op: Operation) -> list[TensorShape]:
     x = op.inputs[0].shape
     if x.ndims is not None and x.ndims != 1:
         raise shape_error(op, f"Shape must be rank 1 but is rank {x.ndims}")
@@ -78,13 +76,13 @@ def _unique_values(x: Any, idx_type: Any) -> tuple[Any, Any]:
 
 
 @Unique.kernel()
-def _unique_kernel(ctx: Any) -> Callable:
+def _unique_kernel(ctx: KernelContext) -> Callable:
     idx_type = ctx.output_dtypes[1].as_numpy_dtype
     return lambda x: _unique_values(x, idx_type)
 
 
 @UniqueWithCounts.kernel()
-def _unique_with_counts_kernel(ctx: Any) -> Callable:
+def _unique_with_counts_kernel(ctx: KernelContext) -> Callable:
     idx_type = ctx.output_dtypes[1].as_numpy_dtype
 
     def compute(x: Any) -> Any:
@@ -108,7 +106,7 @@ def unique_with_counts(x: Any, out_idx: Any = _dtypes.int32, name: Optional[str]
 # ---------------------------------------------------------------------------------------------
 # Sorted segment reductions: SegmentSum, SegmentMean, SegmentMax, SegmentMin, SegmentProd
 # ---------------------------------------------------------------------------------------------
-def _segment_shape(op: Any) -> list[TensorShape]:
+def _segment_shape(op: Operation) -> list[TensorShape]:
     data, ids = op.inputs[0].shape, op.inputs[1].shape
     if data.ndims is not None and data.ndims < 1:
         raise shape_error(op, f"Shape must be at least rank 1 but is rank {data.ndims}")
@@ -149,7 +147,7 @@ def _segment_runs(data: Any, ids: Any) -> tuple[int, Any, Any]:
 
 
 def _make_segment_kernel(ufunc: Any, empty: int, mean: bool = False) -> Callable:
-    def build(ctx: Any) -> Callable:
+    def build(ctx: KernelContext) -> Callable:
         quiet_numpy_warnings()
         dtype = np.dtype(ctx.output_dtypes[0].as_numpy_dtype)
         integer = dtype.kind in "iu"
@@ -220,9 +218,9 @@ def segment_min(data: Any, segment_ids: Any, name: Optional[str] = None) -> Any:
 
 # ---------------------------------------------------------------------------------------------
 # Unsorted segment reductions: UnsortedSegmentMax, UnsortedSegmentMin, UnsortedSegmentProd
-# (UnsortedSegmentSum lives in reduction_ops.py)
+# (UnsortedSegmentSum lives in reduction.py)
 # ---------------------------------------------------------------------------------------------
-def _unsorted_segment_shape(op: Any) -> list[TensorShape]:
+def _unsorted_segment_shape(op: Operation) -> list[TensorShape]:
     data, ids, num_t = op.inputs[0].shape, op.inputs[1].shape, op.inputs[2]
     if num_t.shape.ndims is not None and num_t.shape.ndims != 0:
         raise shape_error(op, f"Shape must be rank 0 but is rank {num_t.shape.ndims}")
@@ -239,7 +237,7 @@ def _unsorted_segment_shape(op: Any) -> list[TensorShape]:
 
 
 def _make_unsorted_kernel(ufunc: Any, empty: str) -> Callable:
-    def build(ctx: Any) -> Callable:
+    def build(ctx: KernelContext) -> Callable:
         quiet_numpy_warnings()
         dtype = np.dtype(ctx.output_dtypes[0].as_numpy_dtype)
         info = np.finfo(dtype) if dtype.kind == "f" else np.iinfo(dtype) if dtype.kind in "iu" else None
@@ -302,130 +300,6 @@ def unsorted_segment_prod(data: Any, segment_ids: Any, num_segments: Any, name: 
 
 
 # ---------------------------------------------------------------------------------------------
-# Gradients
-# ---------------------------------------------------------------------------------------------
-def _ops() -> tuple[Any, Any]:
-    from tensorweave.ops import array as array_ops, math as math_ops
-    return array_ops, math_ops
-
-
-@SegmentSum.gradient
-def _segment_sum_grad(op: Any, grad: Any) -> list[Any]:
-    array_ops, _ = _ops()
-    return [array_ops.gather(grad, op.inputs[1]), None]
-
-
-def _per_row_column(values: Any, like: Any) -> Any:
-    """`values` (one per row) reshaped to [rows, 1, 1, ...] so it broadcasts against `like`."""
-    array_ops, _ = _ops()
-    rank = like.shape.ndims
-    if rank is not None:
-        return array_ops.reshape(values, [-1] + [1] * (rank - 1))
-    ones = array_ops.ones(array_ops.expand_dims(array_ops.rank(like) - 1, 0), _dtypes.int32)
-    return array_ops.reshape(values, array_ops.concat([[-1], ones], 0))
-
-
-@SegmentMean.gradient
-def _segment_mean_grad(op: Any, grad: Any) -> list[Any]:
-    array_ops, math_ops = _ops()
-    ids = op.inputs[1]
-    counts = segment_sum(array_ops.ones_like(ids, dtype=grad.dtype), ids)
-    scaled = math_ops.divide(grad, _per_row_column(counts, grad))
-    return [array_ops.gather(scaled, ids), None]
-
-
-def _gather_drop_negatives(params: Any, ids: Any, clipped: Any = None, positive: Any = None) -> tuple:
-    """gather(params, ids) with zero rows where ids < 0 (unsorted segment ops drop those);
-    also returns the clipped ids and the (broadcast) mask so callers can reuse them."""
-    array_ops, math_ops = _ops()
-    if clipped is None:
-        clipped = math_ops.maximum(ids, array_ops.zeros_like(ids))
-    gathered = array_ops.gather(params, clipped)
-    if positive is None:
-        positive = math_ops.greater_equal(ids, 0)
-        extra = array_ops.ones(array_ops.expand_dims(array_ops.rank(gathered) - array_ops.rank(positive), 0),
-                               _dtypes.int32)
-        positive = array_ops.reshape(positive, array_ops.concat([array_ops.shape(positive), extra], 0))
-        positive = math_ops.logical_and(positive, array_ops.ones_like(gathered, dtype=_dtypes.bool))
-    return math_ops.where_v2(positive, gathered, array_ops.zeros_like(gathered)), clipped, positive
-
-
-def _min_or_max_grad(op: Any, grad: Any, sorted_ids: bool) -> list[Any]:
-    """The gradient goes to the elements equal to their segment's extremum, split evenly among ties."""
-    array_ops, math_ops = _ops()
-    data, ids = op.inputs[0], op.inputs[1]
-    if sorted_ids:
-        selected = math_ops.equal(data, array_ops.gather(op.outputs[0], ids))
-        counts = segment_sum(math_ops.cast(selected, grad.dtype), ids)
-        shares = array_ops.gather(math_ops.divide(grad, counts), ids)
-        return [math_ops.where_v2(selected, shares, array_ops.zeros_like(data)), None]
-    extremes, clipped, positive = _gather_drop_negatives(op.outputs[0], ids)
-    selected = math_ops.logical_and(math_ops.equal(data, extremes), positive)
-    counts = unsorted_segment_sum(math_ops.cast(selected, grad.dtype), ids, op.inputs[2])
-    shares, _, _ = _gather_drop_negatives(math_ops.divide(grad, counts), None, clipped, positive)
-    return [math_ops.where_v2(selected, shares, array_ops.zeros_like(shares)), None, None]
-
-
-@SegmentMax.gradient
-def _segment_max_grad(op: Any, grad: Any) -> list[Any]:
-    return _min_or_max_grad(op, grad, sorted_ids=True)
-
-
-@SegmentMin.gradient
-def _segment_min_grad(op: Any, grad: Any) -> list[Any]:
-    return _min_or_max_grad(op, grad, sorted_ids=True)
-
-
-@UnsortedSegmentMax.gradient
-def _unsorted_segment_max_grad(op: Any, grad: Any) -> list[Any]:
-    return _min_or_max_grad(op, grad, sorted_ids=False)
-
-
-@UnsortedSegmentMin.gradient
-def _unsorted_segment_min_grad(op: Any, grad: Any) -> list[Any]:
-    return _min_or_max_grad(op, grad, sorted_ids=False)
-
-
-def _prod_grad(op: Any, grad: Any, sorted_ids: bool) -> list[Any]:
-    """d prod / d x_i = product of the other elements of x_i's segment. Computed without dividing
-    by zero: a segment with two or more zeros has zero gradient everywhere; with exactly one
-    zero, only that element gets a gradient (the product of the non-zero elements)."""
-    array_ops, math_ops = _ops()
-    data, ids = op.inputs[0], op.inputs[1]
-    if sorted_ids:
-        gather_ids = ids
-        count_of = lambda x: segment_sum(x, ids)  # noqa: E731
-        prod_of = lambda x: segment_prod(x, ids)  # noqa: E731
-    else:
-        num = op.inputs[2]
-        gather_ids = math_ops.maximum(ids, array_ops.zeros_like(ids))
-        count_of = lambda x: unsorted_segment_sum(x, ids, num)  # noqa: E731
-        prod_of = lambda x: unsorted_segment_prod(x, ids, num)  # noqa: E731
-    is_zero = math_ops.equal(data, array_ops.zeros_like(data))
-    zeros_per_segment = count_of(math_ops.cast(is_zero, _dtypes.int32))
-    grad = math_ops.where_v2(math_ops.greater(zeros_per_segment, 1), array_ops.zeros_like(grad), grad)
-    nonzero_data = math_ops.where_v2(is_zero, array_ops.ones_like(data), data)
-    nonzero_prod = array_ops.gather(prod_of(nonzero_data), gather_ids)
-    quotient = math_ops.divide(array_ops.gather(op.outputs[0], gather_ids), nonzero_data)
-    others = math_ops.where_v2(is_zero, nonzero_prod, quotient)
-    if sorted_ids:
-        return [array_ops.gather(grad, ids) * others, None]
-    # elements with negative ids were dropped from the product: they get zero gradient
-    gathered = _gather_drop_negatives(grad, ids, gather_ids)[0]
-    return [gathered * others, None, None]
-
-
-@SegmentProd.gradient
-def _segment_prod_grad(op: Any, grad: Any) -> list[Any]:
-    return _prod_grad(op, grad, sorted_ids=True)
-
-
-@UnsortedSegmentProd.gradient
-def _unsorted_segment_prod_grad(op: Any, grad: Any) -> list[Any]:
-    return _prod_grad(op, grad, sorted_ids=False)
-
-
-# ---------------------------------------------------------------------------------------------
 # IndexedSlices -> dense Tensor
 # ---------------------------------------------------------------------------------------------
 def _indexed_slices_to_tensor(value: IndexedSlices, dtype: Any = None, name: Optional[str] = None,
@@ -442,9 +316,8 @@ def _indexed_slices_to_tensor(value: IndexedSlices, dtype: Any = None, name: Opt
     if static is not None:
         rows: Any = int(np.reshape(static, -1)[0])
     else:
-        from tensorweave.ops import array as array_ops  # installs Tensor.__getitem__
+        # Tensor.__getitem__ is the array family's; the math package imports it (math_impl.py)
         rows = value.dense_shape[0]
-        del array_ops
     dense = unsorted_segment_sum(value.values, value.indices, rows, name=name)
     full = tensor_util.constant_value_as_shape(value.dense_shape)
     if full.ndims is not None and dense.shape.is_compatible_with(full):

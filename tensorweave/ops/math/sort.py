@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from tensorweave.framework import tensor_util
 from tensorweave.framework.graph import name_scope
 from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.ops.array.shaping import shape, transpose
+from tensorweave.ops.math.elementwise import negative
 
 __all__ = ["sort", "argsort"]
 
@@ -13,13 +16,13 @@ _DIRECTIONS = ("ASCENDING", "DESCENDING")
 
 
 def _sort_or_argsort(values: Any, axis: Any, direction: str, return_argsort: bool) -> Any:
-    from tensorweave.ops import array as array_ops, math as math_ops, nn as nn_ops
+    # late: nn_ops imports the math package, which imports this module
+    from tensorweave.ops.nn.nn_ops import top_k
     if direction not in _DIRECTIONS:
         raise ValueError(f"Argument `direction` should be one of {', '.join(_DIRECTIONS)}. "
                          f"Received: direction={direction}")
     values = convert_to_tensor(values, name="values")
     if not isinstance(axis, int):
-        from tensorweave.framework import tensor_util
         const = tensor_util.constant_value(convert_to_tensor(axis))
         if const is None or const.ndim != 0:
             raise ValueError(f"axis must be a constant scalar, got {axis}")
@@ -32,19 +35,19 @@ def _sort_or_argsort(values: Any, axis: Any, direction: str, return_argsort: boo
     axis %= rank
     perm = list(range(rank))
     perm[axis], perm[-1] = perm[-1], perm[axis]
-    moved = values if axis == rank - 1 else array_ops.transpose(values, perm)
+    moved = values if axis == rank - 1 else transpose(values, perm)
     n = moved.shape[-1].value
-    k = n if n is not None else array_ops.shape(moved)[-1]
+    k = n if n is not None else shape(moved)[-1]
     ascending = direction == "ASCENDING"
     if ascending:
         # Reverses the order for TopKV2's descending sort; on integers -x - 1 is ~x, which
         # also maps the smallest value to the largest without overflow.
-        moved = math_ops.negative(moved) - 1 if moved.dtype.is_integer else math_ops.negative(moved)
-    top, indices = nn_ops.top_k(moved, k)
+        moved = negative(moved) - 1 if moved.dtype.is_integer else negative(moved)
+    top, indices = top_k(moved, k)
     result = indices if return_argsort else top
     if ascending and not return_argsort:
-        result = math_ops.negative(result) - 1 if result.dtype.is_integer else math_ops.negative(result)
-    return result if axis == rank - 1 else array_ops.transpose(result, perm)
+        result = negative(result) - 1 if result.dtype.is_integer else negative(result)
+    return result if axis == rank - 1 else transpose(result, perm)
 
 
 def sort(values: Any, axis: Any = -1, direction: str = "ASCENDING", name: Optional[str] = None) -> Any:

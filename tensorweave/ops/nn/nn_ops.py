@@ -27,7 +27,7 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import _util, array as array_ops, math as math_ops
-from tensorweave.ops.linalg import matrix as linalg_ops
+from tensorweave.ops.linalg import linalg_impl as linalg_ops
 from tensorweave.ops.random.draws import random_uniform
 from tensorweave.ops._util import shape_error
 from tensorweave.ops.kernels import buffer_forwarding

@@ -390,7 +390,7 @@ def _composite_lrn(x: Any, depth_radius: int, bias: float, alpha: float, beta: f
     idx = np.arange(depth)
     band = constant((np.abs(idx[:, None] - idx[None, :]) <= depth_radius).astype(x.dtype.base_dtype.as_numpy_dtype))
     squares = array_ops.reshape(math_ops.square(x), [-1, depth])
-    from tensorweave.ops.linalg.matrix import matmul
+    from tensorweave.ops.linalg.linalg_impl import matmul
     norm = array_ops.reshape(matmul(squares, band), array_ops.shape(x)) * alpha + bias
     return x * math_ops.pow(norm, -beta)
 

@@ -91,7 +91,7 @@ def _depth(inputs: Any) -> int:
 
 def _concat_matmul(parts: Sequence[Any], kernel: Any, bias: Any) -> Any:
     from tensorweave.ops import array as array_ops, nn as nn_ops
-    from tensorweave.ops.linalg import matrix as linalg_ops
+    from tensorweave.ops.linalg import linalg_impl as linalg_ops
     return nn_ops.bias_add(linalg_ops.matmul(array_ops.concat(list(parts), 1), kernel), bias)
 
 
@@ -204,7 +204,7 @@ class LSTMCell(RNNCell):
             c = math_ops.clip_by_value(c, -self._cell_clip, self._cell_clip)
         m = math_ops.sigmoid(o + w_o * c) * act(c) if self._use_peepholes else math_ops.sigmoid(o) * act(c)
         if self._num_proj is not None:
-            from tensorweave.ops.linalg import matrix as linalg_ops
+            from tensorweave.ops.linalg import linalg_impl as linalg_ops
             if "projection/kernel" not in self._variables:
                 with variable_scope("projection"):
                     self._variables["projection/kernel"] = get_variable(

@@ -23,7 +23,8 @@ from tensorweave.ops.array.shaping import identity
 from tensorweave.ops.array.slicing import boolean_mask
 from tensorweave.ops.control_flow.cond import cond
 from tensorweave.ops.control_flow.grouping import group, no_op
-from tensorweave.ops.math.elementwise import OVERLOADED_OPERATORS, logical_not
+from tensorweave.ops.math.elementwise import logical_not
+from tensorweave.ops.math.operators import OVERLOADED_OPERATORS
 from tensorweave.ops.state import variable_ops as state_ops
 
 __all__ = ["Variable", "VariableV1", "global_variables", "local_variables", "trainable_variables",

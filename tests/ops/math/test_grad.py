@@ -5,18 +5,18 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-from tensorweave.ops.math import grad as math_grad
+from tensorweave.ops import math as math_ops
 from tensorweave.testing.op_test import evaluate
 
 RNG = np.random.RandomState(3)
 
 # name, wrapper, reference z(y, dy) (dy times the conjugated derivative, as TF), y range
 FUSED = [
-    ("SigmoidGrad", math_grad.sigmoid_grad, lambda y, dy: dy * np.conj(y * (1 - y)), (0.05, 0.95)),
-    ("TanhGrad", math_grad.tanh_grad, lambda y, dy: dy * np.conj(1 - y * y), (-0.95, 0.95)),
-    ("SqrtGrad", math_grad.sqrt_grad, lambda y, dy: dy * np.conj(0.5 / y), (0.5, 2.0)),
-    ("RsqrtGrad", math_grad.rsqrt_grad, lambda y, dy: dy * np.conj(-0.5 * y ** 3), (0.5, 2.0)),
-    ("ReciprocalGrad", math_grad.reciprocal_grad, lambda y, dy: dy * np.conj(-(y * y)), (0.5, 2.0)),
+    ("SigmoidGrad", math_ops.sigmoid_grad, lambda y, dy: dy * np.conj(y * (1 - y)), (0.05, 0.95)),
+    ("TanhGrad", math_ops.tanh_grad, lambda y, dy: dy * np.conj(1 - y * y), (-0.95, 0.95)),
+    ("SqrtGrad", math_ops.sqrt_grad, lambda y, dy: dy * np.conj(0.5 / y), (0.5, 2.0)),
+    ("RsqrtGrad", math_ops.rsqrt_grad, lambda y, dy: dy * np.conj(-0.5 * y ** 3), (0.5, 2.0)),
+    ("ReciprocalGrad", math_ops.reciprocal_grad, lambda y, dy: dy * np.conj(-(y * y)), (0.5, 2.0)),
 ]
 
 
