@@ -1,11 +1,14 @@
-"""Helpers the op tests share: run a graph, compare with a NumPy reference, and check that each
-op's inferred static shape agrees with the shape of its real output."""
+"""Helpers the op tests share: run a graph, compare with a NumPy reference, check that each op's
+inferred static shape agrees with the shape of its real output, and check that bad input fails
+with TF's error class at run time or at graph construction."""
 from __future__ import annotations
 
-from typing import Any, Optional
+import re
+from typing import Any, Callable, Optional
 
 import numpy as np
 
+from tensorweave.framework import errors
 from tensorweave.framework import graph as _graph
 from tensorweave.framework.graph import Tensor
 from tensorweave.runtime.session import Session
@@ -60,3 +63,29 @@ def check_op(tensor: Tensor, expected: Any, feed_dict: Optional[dict] = None, rt
     else:
         np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol)
     return value
+
+
+def assert_run_error(fetches: Any, feed_dict: Optional[dict] = None,
+                     error: type[BaseException] = errors.InvalidArgumentError, match: Optional[str] = None,
+                     graph: Optional[_graph.Graph] = None) -> Any:
+    """Runs `fetches` (as `evaluate`) and returns the error it raised, which must be an `error`
+    whose text matches the regular expression `match` (re.search), when given."""
+    return _expect(error, match, lambda: evaluate(fetches, feed_dict, graph))
+
+
+def assert_build_error(build: Callable[..., Any], *args: Any, error: type[BaseException] = ValueError,
+                       match: Optional[str] = None, **kwargs: Any) -> Any:
+    """Calls `build(*args, **kwargs)` (graph construction) and returns the error it raised, which
+    must be an `error` whose text matches `match`, when given."""
+    return _expect(error, match, lambda: build(*args, **kwargs))
+
+
+def _expect(error: type[BaseException], match: Optional[str], call: Callable[[], Any]) -> Any:
+    try:
+        result = call()
+    except error as raised:
+        if match is not None and not re.search(match, str(raised)):
+            raise AssertionError(f"{type(raised).__name__} raised, but {str(raised)!r} does not match "
+                                 f"{match!r}") from raised
+        return raised
+    raise AssertionError(f"expected {error.__name__}, but the call returned {result!r}")

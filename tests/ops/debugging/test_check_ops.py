@@ -4,13 +4,7 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-
-
-def _run_error(op, feed):
-    with tf.Session() as sess:
-        with pytest.raises(tf.errors.InvalidArgumentError) as info:
-            sess.run(op, feed)
-    return info.value.message
+from tensorweave.testing.op_test import assert_run_error
 
 
 def test_static_failures_raise_at_build_time():
@@ -46,7 +40,7 @@ def test_binary_asserts_at_run_time(check, good_x, y_value, bad_x, symbol):
     op = check(x, y)
     with tf.Session() as sess:
         sess.run(op, {x: good_x, y: y_value})
-    message = _run_error(op, {x: bad_x, y: y_value})
+    message = assert_run_error(op, {x: bad_x, y: y_value}).message
     shown = " ".join(str(v) for v in bad_x)
     want = " ".join(str(v) for v in y_value)
     assert message == (f"assertion failed: [Condition x {symbol} y did not hold element-wise:] [x (x:0) = ] "
@@ -56,13 +50,13 @@ def test_binary_asserts_at_run_time(check, good_x, y_value, bad_x, symbol):
 def test_message_and_summarize():
     x, y = tf.placeholder(tf.int32, [None], name="a"), tf.placeholder(tf.int32, [None], name="b")
     op = tf.assert_equal(x, y, message="msg", summarize=2)
-    assert _run_error(op, {x: [1, 2, 3], y: [1, 5, 3]}) == (
+    assert assert_run_error(op, {x: [1, 2, 3], y: [1, 5, 3]}).message == (
         "assertion failed: [msg] [Condition x == y did not hold element-wise:] [x (a:0) = ] [1 2...] "
         "[y (b:0) = ] [1 5...]")
     m = tf.placeholder(tf.float32, [None, None], name="m")
-    assert _run_error(tf.assert_non_negative(m), {m: [[1, 2], [-3, 4]]}) == (
+    assert assert_run_error(tf.assert_non_negative(m), {m: [[1, 2], [-3, 4]]}).message == (
         "assertion failed: [] [Condition x >= 0 did not hold element-wise:] [x (m:0) = ] [[1 2][-3...]...]")
-    assert _run_error(tf.Assert(False, ["hi", m, tf.constant(3)]), {m: [[1, 2], [-3, 4]]}) == (
+    assert assert_run_error(tf.Assert(False, ["hi", m, tf.constant(3)]), {m: [[1, 2], [-3, 4]]}).message == (
         "assertion failed: [hi] [[1 2][-3...]...] [3]")
 
 
@@ -74,7 +68,7 @@ def test_sign_asserts(check, good, bad, symbol):
     op = check(x)
     with tf.Session() as sess:
         sess.run(op, {x: good})
-    assert f"Condition x {symbol} did not hold element-wise:] [x (s:0) = ]" in _run_error(op, {x: bad})
+    assert f"Condition x {symbol} did not hold element-wise:] [x (s:0) = ]" in assert_run_error(op, {x: bad}).message
 
 
 def test_assert_rank_and_type():
@@ -86,7 +80,7 @@ def test_assert_rank_and_type():
     assert ok.type == "NoOp" and ok.name.endswith("static_checks_determined_all_ok")
     z = tf.placeholder(tf.float32, name="z")
     op = tf.assert_rank(z, 2)
-    assert _run_error(op, {z: [1.0, 2.0]}) == (
+    assert assert_run_error(op, {z: [1.0, 2.0]}).message == (
         "assertion failed: [] [Tensor z:0 must have rank] [2] [Received shape: ] [2]")
     with tf.Session() as sess:
         sess.run(op, {z: [[1.0]]})
@@ -103,12 +97,12 @@ def test_check_numerics_and_verify_finite():
     assert n.shape.as_list() == [None]
     with tf.Session() as sess:
         np.testing.assert_array_equal(sess.run(n, {z: [1.0, 2.0]}), [1.0, 2.0])
-    assert _run_error(n, {z: [1.0, np.inf]}) == "boom : Tensor had Inf values"
-    assert _run_error(n, {z: [np.nan, 1.0]}) == "boom : Tensor had NaN values"
-    assert _run_error(n, {z: [np.nan, -np.inf]}) == "boom : Tensor had Inf and NaN values"
+    assert assert_run_error(n, {z: [1.0, np.inf]}).message == "boom : Tensor had Inf values"
+    assert assert_run_error(n, {z: [np.nan, 1.0]}).message == "boom : Tensor had NaN values"
+    assert assert_run_error(n, {z: [np.nan, -np.inf]}).message == "boom : Tensor had Inf and NaN values"
     v = tf.verify_tensor_all_finite(z, "vmsg")
     assert v.name == "VerifyFinite/control_dependency:0" and v.op.type == "Identity"
-    assert _run_error(v, {z: [np.nan]}) == "vmsg : Tensor had NaN values"
+    assert assert_run_error(v, {z: [np.nan]}).message == "vmsg : Tensor had NaN values"
     with pytest.raises(TypeError, match="DataType int32 not in list of allowed values"):
         tf.check_numerics(tf.constant([1, 2]), "m")
     g = tf.gradients(tf.check_numerics(z * 2.0, "fwd"), z)[0]  # the gradient is checked too

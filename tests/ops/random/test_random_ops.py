@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
+from tensorweave.testing.op_test import assert_run_error
 from tensorweave.examples import mnist
 from tensorweave.ops.kernels import philox, random_distributions
 from tensorweave.ops.random import random_ops
@@ -25,13 +26,6 @@ def run(fetches, feed=None, graph=None):
 
 def raw(op_def, **kwargs):
     return tf._apply_op(op_def, **kwargs)
-
-
-def run_error(fetch, feed=None):
-    with tf.Session() as sess:
-        with pytest.raises(tf.errors.InvalidArgumentError) as info:
-            sess.run(fetch, feed)
-    return str(info.value)
 
 
 # -- distributions ----------------------------------------------------------------------------------
@@ -80,8 +74,8 @@ def test_random_uniform_int_errors():
         tf.random_uniform([2], minval=[0], maxval=3, dtype=tf.int64)
     lo = tf.placeholder(tf.int32, [])
     out = tf.random_uniform([2], minval=lo, maxval=3, dtype=tf.int32)
-    assert "Need minval < maxval, got 5 >= 3" in run_error(out, {lo: 5})
-    assert "Need minval < maxval, got 3 >= 3" in run_error(out, {lo: 3})
+    assert "Need minval < maxval, got 5 >= 3" in str(assert_run_error(out, {lo: 5}))
+    assert "Need minval < maxval, got 3 >= 3" in str(assert_run_error(out, {lo: 3}))
     # TF skips the check for empty outputs.
     empty = tf.random_uniform([0], minval=lo, maxval=3, dtype=tf.int32)
     assert run(empty, {lo: 5}).shape == (0,)
@@ -137,9 +131,9 @@ def test_multinomial_shapes_dtypes_and_errors():
     dyn = tf.multinomial(lp, ns)
     assert dyn.shape.as_list() == [None, None]
     assert run(dyn, {lp: np.zeros((0, 2)), ns: 3}).shape == (0, 3)
-    assert "logits should be a matrix, got shape [2]" in run_error(dyn, {lp: [1.0, 2.0], ns: 3})
-    assert "num_samples should be non-negative, got -3" in run_error(dyn, {lp: [[1.0, 2.0]], ns: -3})
-    assert "num_classes should be positive, got 0" in run_error(dyn, {lp: np.zeros((2, 0)), ns: 3})
+    assert "logits should be a matrix, got shape [2]" in str(assert_run_error(dyn, {lp: [1.0, 2.0], ns: 3}))
+    assert "num_samples should be non-negative, got -3" in str(assert_run_error(dyn, {lp: [[1.0, 2.0]], ns: -3}))
+    assert "num_classes should be positive, got 0" in str(assert_run_error(dyn, {lp: np.zeros((2, 0)), ns: 3}))
     with pytest.raises(ValueError, match="Shape must be rank 2 but is rank 1"):
         tf.multinomial([0.0, 1.0], 5)
     with pytest.raises(ValueError, match="Shape must be rank 0 but is rank 1"):
@@ -278,9 +272,9 @@ def test_shape_input_errors():
         tf.random_normal([2], dtype=tf.int32)
     shape = tf.placeholder(tf.int32)
     out = raw(random_ops.RandomUniform, shape=shape, dtype=tf.float32)
-    assert "Dimension -1 must be >= 0" in run_error(out, {shape: [-1, 2]})
-    assert "shape must be a vector of {int32,int64}, got shape [1,2]" in run_error(out, {shape: [[1, 2]]})
-    assert "got shape []" in run_error(out, {shape: 3})
+    assert "Dimension -1 must be >= 0" in str(assert_run_error(out, {shape: [-1, 2]}))
+    assert "shape must be a vector of {int32,int64}, got shape [1,2]" in str(assert_run_error(out, {shape: [[1, 2]]}))
+    assert "got shape []" in str(assert_run_error(out, {shape: 3}))
 
 
 def test_get_seed_matches_tensorflow():
@@ -376,8 +370,8 @@ def test_stateless_errors():
     with pytest.raises(ValueError, match="unsupported value threefry"):
         tf.random.stateless_normal([2], seed=[1, 2], alg="threefry")
     seed = tf.placeholder(tf.int64)
-    assert "seed must have shape [2], not [3]" in run_error(tf.random.stateless_uniform([2], seed=seed),
-                                                            {seed: [1, 2, 3]})
+    assert "seed must have shape [2], not [3]" in str(assert_run_error(tf.random.stateless_uniform([2], seed=seed),
+                                                            {seed: [1, 2, 3]}))
     assert tf.random.stateless_truncated_normal(tf.placeholder(tf.int32, [3]), seed=[1, 2]).shape.ndims == 3
 
 
