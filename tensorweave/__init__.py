@@ -19,7 +19,6 @@ from tensorweave.framework import errors  # noqa: F401
 from tensorweave.framework.errors import OpError  # noqa: F401
 from tensorweave.framework.op_def_library import apply_op as _apply_op  # noqa: F401
 
-from tensorweave.ops.array.constant_op import constant, placeholder, placeholder_with_default  # noqa: F401
 from tensorweave.ops.array import *  # noqa: F401,F403
 from tensorweave.ops.math import *  # noqa: F401,F403
 from tensorweave.ops.linalg import *  # noqa: F401,F403
@@ -34,12 +33,9 @@ from tensorweave.ops.debugging import *  # noqa: F401,F403
 from tensorweave.ops.state import *  # noqa: F401,F403
 from tensorweave.ops.script import *  # noqa: F401,F403
 from tensorweave.ops.math.segment import *  # noqa: F401,F403
-from tensorweave.ops.array.partition_stitch import *  # noqa: F401,F403
-from tensorweave.ops.array.gather_scatter_nd import *  # noqa: F401,F403
 from tensorweave.ops.linalg.linalg_impl import *  # noqa: F401,F403
 from tensorweave.ops.linalg.einsum import *  # noqa: F401,F403
 from tensorweave.ops.math.sort import *  # noqa: F401,F403
-from tensorweave.ops.array.reverse_sequence import *  # noqa: F401,F403
 
 from tensorweave.runtime.config import (  # noqa: F401
     ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions)
@@ -64,7 +60,7 @@ from tensorweave import random  # noqa: F401,E402
 from tensorweave import dtypes  # noqa: F401,E402
 from tensorweave import debugging  # noqa: F401,E402
 from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: F401,E402
-from tensorweave.ops.sparse.sparse_ops import *  # noqa: F401,F403,E402
+from tensorweave.ops.sparse import *  # noqa: F401,F403,E402
 from tensorweave.ops.strings import *  # noqa: F401,F403,E402
 from tensorweave.ops.io import *  # noqa: F401,F403,E402
 from tensorweave import python_io  # noqa: F401,E402

@@ -24,11 +24,13 @@ from tensorweave.ops.control_flow.contexts import entered, is_loop_exit, is_loop
 from tensorweave.ops.control_flow.grad_state import ControlFlowState, zeros_for_output
 
 # Each family's gradients register on import (as TF's gradients_impl imports its *_grad modules).
+from tensorweave.ops.array import grad as _array_grad  # noqa: F401
 from tensorweave.ops.control_flow import grad as _control_flow_grad  # noqa: F401
 from tensorweave.ops.debugging import grad as _debugging_grad  # noqa: F401
 from tensorweave.ops.linalg import grad as _linalg_grad  # noqa: F401
 from tensorweave.ops.math import grad as _math_grad  # noqa: F401
 from tensorweave.ops.nn import grad as _nn_grad  # noqa: F401
+from tensorweave.ops.sparse import grad as _sparse_grad  # noqa: F401
 from tensorweave.framework.op_def import registered_ops
 
 __all__ = ["gradients", "RegisterGradient", "NoGradient", "NotDifferentiable", "AggregationMethod",

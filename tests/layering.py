@@ -33,7 +33,7 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 
 # Tier-2 modules of each family besides its __init__ (Python-level libraries and composites).
 TIER2: dict[str, set[str]] = {
-    "array": set(),
+    "array": {"array_impl"},
 
     "math": {"clip", "sort", "math_impl", "operators"},
 

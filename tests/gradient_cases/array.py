@@ -1,7 +1,6 @@
-"""Gradient-check cases for the array ops (gradients under the op declarations in array_ops.py,
-concat_ops.py, slicing_ops.py and fill_ops.py): static shapes, and shapes, axes or specs only
-known at run time (placeholder_with_default hides the constant), which take the gradients'
-dynamic paths."""
+"""Gradient-check cases for the array ops (gradients in tensorweave/ops/array/grad.py): static
+shapes, and shapes, axes or specs only known at run time (placeholder_with_default hides the
+constant), which take the gradients' dynamic paths."""
 import numpy as np
 
 import tensorweave as tf

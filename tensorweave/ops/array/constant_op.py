@@ -9,7 +9,10 @@ from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import errors
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
-from tensorweave.framework.tensor_conversion import python_value_to_ndarray, register_constant_factory
+from tensorweave.framework.graph import Tensor
+from tensorweave.framework.kernel_contract import KernelContext
+from tensorweave.framework.tensor_conversion import (
+    convert_to_tensor, python_value_to_ndarray, register_constant_factory)
 from tensorweave.framework.tensor_shape import TensorShape, as_shape, unknown_shape
 
 # -- Const --------------------------------------------------------------------------------------
@@ -19,13 +22,17 @@ Const = define_op("Const", outputs=["output: dtype"], attrs=["value: tensor", "d
 
 
 @Const.kernel()
-def _const_kernel(ctx: Any) -> Any:
+def _const_kernel(ctx: KernelContext) -> Any:
     value = ctx.xp.asarray(ctx.attr("value"))
     return lambda: value
 
 
 Const.not_differentiable()
-Const.registration.constant_value = lambda t: t.op.get_attr("value")
+
+
+@Const.constant_value
+def _const_value(t: Tensor) -> Any:
+    return t.op.get_attr("value")
 
 
 def _make_const(array: np.ndarray, name: Optional[str] = "Const") -> Any:
@@ -77,7 +84,7 @@ Placeholder = define_op("Placeholder", outputs=["output: dtype"],
 
 
 @Placeholder.kernel()
-def _placeholder_kernel(ctx: Any) -> Any:
+def _placeholder_kernel(ctx: KernelContext) -> Any:
     dtype, shape, op = ctx.attr("dtype"), ctx.attr("shape"), ctx.op
 
     def must_feed() -> Any:
@@ -106,18 +113,12 @@ PlaceholderWithDefault = define_op(
 
 
 @PlaceholderWithDefault.kernel()
-def _placeholder_with_default_kernel(ctx: Any) -> Any:
+def _placeholder_with_default_kernel(ctx: KernelContext) -> Any:
     return lambda x: x
-
-
-@PlaceholderWithDefault.gradient
-def _placeholder_with_default_grad(op: Any, grad: Any) -> list[Any]:
-    return [grad]
 
 
 def placeholder_with_default(input: Any, shape: Any, name: Optional[str] = None) -> Any:  # noqa: A002
     """Returns `input` unless another value is fed (TF1's tf.placeholder_with_default)."""
-    from tensorweave.framework.tensor_conversion import convert_to_tensor
     value = convert_to_tensor(input)
     shape = as_shape(shape)
     if not value.shape.is_compatible_with(shape):

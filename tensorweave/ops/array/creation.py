@@ -1,8 +1,10 @@
-"""Array ops that create values (TF's array_ops/math_ops family): Fill, zeros/ones(_like),
-Range, LinSpace, OneHot, and padding (Pad, PadV2, MirrorPad)."""
+"""Array ops that create values: Fill, zeros/ones(_like) (ZerosLike, OnesLike), Range, LinSpace,
+OneHot, and padding (Pad, PadV2, MirrorPad and MirrorPadGrad, the gradient of MirrorPad).
+
+tf.range (which casts its arguments to one dtype), tf.sequence_mask and tf.meshgrid are built in
+array_impl.py; the gradients are in grad.py."""
 from __future__ import annotations
 
-import builtins
 import math
 from typing import Any, Optional
 
@@ -10,20 +12,21 @@ import numpy as np
 
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import tensor_util
-from tensorweave.framework.graph import Tensor, is_tensor_like, name_scope
+from tensorweave.framework.graph import Operation, Tensor, is_tensor_like, name_scope
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
-from tensorweave.framework.tensor_conversion import convert_to_tensor, python_value_to_ndarray
+from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, as_shape, unknown_shape
-from tensorweave.ops import array as array_ops
-from tensorweave.ops.array import joining as concat_ops
 from tensorweave.ops import _util
 from tensorweave.ops._util import (
     const_int, const_ints, fmt_shape, host_ints, index_input, invalid, shape_error)
 from tensorweave.ops.array.constant_op import constant
+from tensorweave.ops.array.joining import SequenceHoldingTensors
+from tensorweave.ops.array.shaping import reshape, shape
 
-__all__ = ["fill", "zeros", "ones", "zeros_like", "ones_like", "range", "linspace", "lin_space",
-           "one_hot", "sequence_mask", "pad", "meshgrid"]
+__all__ = ["fill", "zeros", "ones", "zeros_like", "ones_like", "linspace", "lin_space", "one_hot",
+           "pad"]
 
 # Spelled out: op_def's parser can't mix a type group with other types inside braces.
 _NUMBER_TYPES = ("float16, float32, float64, complex64, complex128, int8, int16, int32, int64, uint8, "
@@ -33,7 +36,7 @@ _NUMBER_TYPES = ("float16, float32, float64, complex64, complex128, int8, int16,
 _SMALL_CONSTANT = 1000
 
 
-def _require_rank(op: Any, t: Tensor, rank: int) -> None:
+def _require_rank(op: Operation, t: Tensor, rank: int) -> None:
     if t.shape.ndims is not None and t.shape.ndims != rank:
         raise shape_error(op, f"Shape must be rank {rank} but is rank {t.shape.ndims}")
 
@@ -41,7 +44,7 @@ def _require_rank(op: Any, t: Tensor, rank: int) -> None:
 # ---------------------------------------------------------------------------------------------
 # Fill
 # ---------------------------------------------------------------------------------------------
-def _fill_shape(op: Any) -> list[TensorShape]:
+def _fill_shape(op: Operation) -> list[TensorShape]:
     dims_t, value_t = op.inputs
     _require_rank(op, value_t, 0)
     _require_rank(op, dims_t, 1)
@@ -56,7 +59,7 @@ Fill = define_op("Fill", inputs=["dims: index_type", "value: T"], outputs=["outp
 
 
 @Fill.kernel()
-def _fill_kernel(ctx: Any) -> Any:
+def _fill_kernel(ctx: KernelContext) -> Any:
     xp, np_t = ctx.xp, ctx.output_dtypes[0].as_numpy_dtype
 
     def compute(dims: Any, value: Any) -> Any:
@@ -81,18 +84,12 @@ def _fill_constant(t: Tensor) -> Optional[np.ndarray]:
     return np.full(dims, value, dtype=t.dtype.as_numpy_dtype)
 
 
-Fill.registration.constant_value = _fill_constant
+Fill.constant_value(_fill_constant)
 
 
 def fill(dims: Any, value: Any, name: Optional[str] = None) -> Any:
     """A tensor of shape `dims` with every element equal to the scalar `value`."""
     return apply_op(Fill, name=name, dims=index_input(dims), value=value)
-
-
-@Fill.gradient
-def _fill_grad(op: Any, grad: Any) -> list[Any]:
-    from tensorweave.ops import math as math_ops  # on use: import cycle
-    return [None, math_ops.reduce_sum(convert_to_tensor(grad))]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -110,7 +107,7 @@ def _one(dtype: _dtypes.DType) -> Any:
 
 def _filled(shape_: Any, value: Any, dtype: _dtypes.DType, scope: str) -> Tensor:
     """TF's zeros()/ones(): a Const when the shape is static and small, else a Fill."""
-    if not is_tensor_like(shape_) and not isinstance(shape_, concat_ops.SequenceHoldingTensors):
+    if not is_tensor_like(shape_) and not isinstance(shape_, SequenceHoldingTensors):
         static = as_shape(shape_)
         n = static.num_elements()
         if n is not None and n < _SMALL_CONSTANT:
@@ -119,7 +116,7 @@ def _filled(shape_: Any, value: Any, dtype: _dtypes.DType, scope: str) -> Tensor
             shape_ = static.as_list()
     shape_t = index_input(shape_)
     if shape_t.shape.ndims == 0:
-        shape_t = array_ops.reshape(shape_t, [-1])
+        shape_t = reshape(shape_t, [-1])
     return fill(shape_t, constant(value, dtype=dtype), name=scope)
 
 
@@ -149,7 +146,7 @@ OnesLike.not_differentiable()
 
 
 @ZerosLike.kernel()
-def _zeros_like_kernel(ctx: Any) -> Any:
+def _zeros_like_kernel(ctx: KernelContext) -> Any:
     xp, dtype = ctx.xp, ctx.output_dtypes[0]
     np_t = dtype.as_numpy_dtype
     zero = _zero(dtype)
@@ -157,7 +154,7 @@ def _zeros_like_kernel(ctx: Any) -> Any:
 
 
 @OnesLike.kernel()
-def _ones_like_kernel(ctx: Any) -> Any:
+def _ones_like_kernel(ctx: KernelContext) -> Any:
     xp, np_t = ctx.xp, ctx.output_dtypes[0].as_numpy_dtype
     return lambda x: xp.ones(np.shape(x), dtype=np_t)
 
@@ -170,7 +167,7 @@ def _like(tensor: Any, dtype: Any, name: Optional[str], optimize: bool, default_
         if optimize and t.shape.is_fully_defined():
             return make(t.shape.as_list(), dtype=dtype, name=scope)
         if dtype != t.dtype.base_dtype:
-            result = make(array_ops.shape(t), dtype=dtype, name=scope)
+            result = make(shape(t), dtype=dtype, name=scope)
             result.set_shape(t.shape)
             return result
         return apply_op(op_def, name=scope, x=t)
@@ -204,7 +201,7 @@ def _range_size(start: Any, limit: Any, delta: Any, is_int: bool, error: Any) ->
     return int(math.ceil(abs((limit - start) / delta)))
 
 
-def _range_shape(op: Any) -> list[TensorShape]:
+def _range_shape(op: Operation) -> list[TensorShape]:
     for t in op.inputs:
         _require_rank(op, t, 0)
     values = [tensor_util.constant_value(t) for t in op.inputs]
@@ -221,7 +218,7 @@ Range = define_op("Range", inputs=["start: Tidx", "limit: Tidx", "delta: Tidx"],
 
 
 @Range.kernel()
-def _range_kernel(ctx: Any) -> Any:
+def _range_kernel(ctx: KernelContext) -> Any:
     xp, dtype = ctx.xp, ctx.output_dtypes[0]
     np_t, is_int = dtype.as_numpy_dtype, dtype.is_integer
 
@@ -247,43 +244,9 @@ def _range_constant(t: Tensor) -> Optional[np.ndarray]:
     return np.arange(n, dtype=np_t) * d + s
 
 
-Range.registration.constant_value = _range_constant
+Range.constant_value(_range_constant)
 Range.not_differentiable()
-_RANGE_DTYPES = (_dtypes.int32, _dtypes.int64, _dtypes.float32, _dtypes.float64)
-
-
-def _cast(x: Tensor, dtype: _dtypes.DType) -> Tensor:
-    from tensorweave.ops import math as math_ops  # Cast belongs to the math family
-    return math_ops.cast(x, dtype)
-
-
-def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # noqa: A001
-          name: str = "range") -> Any:
-    """A 1-D sequence start, start + delta, ... up to but excluding limit. Without `dtype`
-    the widest of the arguments' types wins (int32 < int64 < float32 < float64)."""
-    if limit is None:
-        start, limit = 0, start
-    with name_scope(name, "Range", [start, limit, delta]) as scope:
-        args = {"start": start, "limit": limit, "delta": delta}
-        if dtype is not None:
-            dtype = _dtypes.as_dtype(dtype).base_dtype
-            tensors = {k: convert_to_tensor(v, dtype=dtype, name=k) for k, v in args.items()}
-        else:
-            kinds = {k: (convert_to_tensor(v).dtype.base_dtype if is_tensor_like(v)
-                         else _dtypes.from_numpy(python_value_to_ndarray(v).dtype)) for k, v in args.items()}
-            for k, dt in kinds.items():
-                if dt not in _RANGE_DTYPES:
-                    raise TypeError(f"Range's {k} has dtype {dt.name}; expected one of int32, int64, "
-                                    f"float32, float64")
-            dtype = builtins.max(kinds.values(), key=_RANGE_DTYPES.index)
-            tensors = {}
-            for k, v in args.items():
-                t = convert_to_tensor(v, dtype=None if is_tensor_like(v) else dtype, name=k)
-                tensors[k] = t if t.dtype.base_dtype == dtype else _cast(t, dtype)
-        return apply_op(Range, name=scope, **tensors)
-
-
-def _linspace_shape(op: Any) -> list[TensorShape]:
+def _linspace_shape(op: Operation) -> list[TensorShape]:
     start, stop, num_t = op.inputs
     for t in op.inputs:
         _require_rank(op, t, 0)
@@ -302,7 +265,7 @@ LinSpace.not_differentiable()
 
 
 @LinSpace.kernel()
-def _linspace_kernel(ctx: Any) -> Any:
+def _linspace_kernel(ctx: KernelContext) -> Any:
     xp, np_t = ctx.xp, ctx.output_dtypes[0].as_numpy_dtype
 
     def compute(start: Any, stop: Any, num: Any) -> Any:
@@ -333,7 +296,7 @@ lin_space = linspace
 # ---------------------------------------------------------------------------------------------
 # OneHot
 # ---------------------------------------------------------------------------------------------
-def _one_hot_shape(op: Any) -> list[TensorShape]:
+def _one_hot_shape(op: Operation) -> list[TensorShape]:
     indices, depth_t, on_t, off_t = op.inputs
     axis = op.get_attr("axis")
     for t in (depth_t, on_t, off_t):
@@ -363,7 +326,7 @@ OneHot.not_differentiable()  # TF's gradient gives None for every input
 
 
 @OneHot.kernel()
-def _one_hot_kernel(ctx: Any) -> Any:
+def _one_hot_kernel(ctx: KernelContext) -> Any:
     xp, np_t, axis = ctx.xp, ctx.output_dtypes[0].as_numpy_dtype, ctx.attr("axis")
 
     def compute(indices: Any, depth: Any, on: Any, off: Any) -> Any:
@@ -412,35 +375,10 @@ def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = Non
                         off_value=off_t, axis=-1 if axis is None else axis)
 
 
-def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = _dtypes.bool,
-                  name: Optional[str] = None) -> Any:
-    """mask[i..., j] = j < lengths[i...], for j in range(maxlen) (default: max(lengths))."""
-    from tensorweave.ops import math as math_ops
-    from tensorweave.ops.math import reduction as reduction_ops  # comparison/reduction: the math family
-    with name_scope(name, "SequenceMask", [lengths, maxlen]):
-        lengths = convert_to_tensor(lengths)
-        if maxlen is None:
-            maxlen = reduction_ops.reduce_max(lengths)
-            maxlen = math_ops.maximum(constant(0, dtype=maxlen.dtype), maxlen)
-        else:
-            maxlen = convert_to_tensor(maxlen)
-        if maxlen.shape.ndims is not None and maxlen.shape.ndims != 0:
-            raise ValueError("maxlen must be scalar for sequence_mask")
-        index_dtype = maxlen.dtype.base_dtype
-        row = apply_op(Range, start=constant(0, dtype=index_dtype), limit=maxlen,
-                       delta=constant(1, dtype=index_dtype))
-        column = array_ops.expand_dims(lengths, -1)
-        if lengths.dtype.base_dtype != index_dtype:
-            column = _cast(column, index_dtype)
-        result = math_ops.less(row, column)
-        dtype = _dtypes.as_dtype(dtype).base_dtype if dtype is not None else None
-        return result if dtype is None or dtype == _dtypes.bool else _cast(result, dtype)
-
-
 # ---------------------------------------------------------------------------------------------
 # Pad, PadV2, MirrorPad
 # ---------------------------------------------------------------------------------------------
-def _pad_shape(op: Any) -> list[TensorShape]:
+def _pad_shape(op: Operation) -> list[TensorShape]:
     x, pads_t = op.inputs[0], op.inputs[1]
     _require_rank(op, pads_t, 2)
     if len(op.inputs) > 2:
@@ -489,13 +427,13 @@ def _checked_paddings(x: Any, paddings: Any, mirror: Optional[str]) -> list[tupl
 
 
 @Pad.kernel()
-def _pad_kernel(ctx: Any) -> Any:
+def _pad_kernel(ctx: KernelContext) -> Any:
     xp, zero = ctx.xp, _zero(ctx.output_dtypes[0])
     return lambda x, paddings: xp.pad(x, _checked_paddings(x, paddings, None), constant_values=zero)
 
 
 @PadV2.kernel()
-def _pad_v2_kernel(ctx: Any) -> Any:
+def _pad_v2_kernel(ctx: KernelContext) -> Any:
     xp = ctx.xp
 
     def compute(x: Any, paddings: Any, value: Any) -> Any:
@@ -507,7 +445,7 @@ def _pad_v2_kernel(ctx: Any) -> Any:
 
 
 @MirrorPad.kernel()
-def _mirror_pad_kernel(ctx: Any) -> Any:
+def _mirror_pad_kernel(ctx: KernelContext) -> Any:
     xp, mode = ctx.xp, ctx.attr("mode").lower()
     return lambda x, paddings: xp.pad(x, _checked_paddings(x, paddings, mode), mode=mode)
 
@@ -527,34 +465,9 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", name: Optional[str] 
     raise ValueError(f"Unknown padding mode: {mode}")
 
 
-@Pad.gradient
-def _pad_grad(op: Any, grad: Any) -> list[Any]:
-    """The gradient's slice that lines up with the input (the padding gets nothing, and, as in
-    TF, PadV2's constant_values gets no gradient)."""
-    x, paddings = op.inputs[0], op.inputs[1]
-    grad = convert_to_tensor(grad)
-    pads = const_ints(paddings)
-    if pads is not None and x.shape.is_fully_defined():
-        begin: Any = np.array(pads[0::2], dtype=np.int32)
-        size: Any = np.array(x.shape.as_list(), dtype=np.int32)
-    else:
-        begin = paddings[:, 0]
-        size = array_ops.shape(x, out_type=paddings.dtype.base_dtype)
-    sliced = _slicing_ops().slice(grad, begin, size)
-    return [sliced, None] + [None] * (len(op.inputs) - 2)
-
-
-PadV2.gradient(_pad_grad)
-
-
-def _slicing_ops() -> Any:
-    from tensorweave.ops.array import slicing as module  # on use: slicing_ops imports this module
-    return module
-
-
 # MirrorPadGrad: the gradient of MirrorPad, each mirrored element's gradient added back onto
 # the element it copies (TF's op of that name).
-def _mirror_pad_grad_shape(op: Any) -> list[TensorShape]:
+def _mirror_pad_grad_shape(op: Operation) -> list[TensorShape]:
     x, pads_t = op.inputs
     _require_rank(op, pads_t, 2)
     pads = const_ints(pads_t)
@@ -596,7 +509,7 @@ def _fold_axis(xp: Any, g: Any, axis: int, before: int, after: int, reflect: boo
 
 
 @MirrorPadGrad.kernel()
-def _mirror_pad_grad_kernel(ctx: Any) -> Any:
+def _mirror_pad_grad_kernel(ctx: KernelContext) -> Any:
     xp, reflect = ctx.xp, ctx.attr("mode") == "REFLECT"
 
     def compute(g: Any, paddings: Any) -> Any:
@@ -614,43 +527,3 @@ def _mirror_pad_grad_kernel(ctx: Any) -> Any:
     return compute
 
 
-@MirrorPad.gradient
-def _mirror_pad_gradient(op: Any, grad: Any) -> list[Any]:
-    return [apply_op(MirrorPadGrad, input=convert_to_tensor(grad), paddings=op.inputs[1],
-                     mode=op.get_attr("mode")), None]
-
-
-@MirrorPadGrad.gradient
-def _mirror_pad_grad_gradient(op: Any, grad: Any) -> list[Any]:
-    return [apply_op(MirrorPad, input=convert_to_tensor(grad), paddings=op.inputs[1],
-                     mode=op.get_attr("mode")), None]
-
-
-# ---------------------------------------------------------------------------------------------
-# meshgrid (composite)
-# ---------------------------------------------------------------------------------------------
-def meshgrid(*args: Any, **kwargs: Any) -> list[Any]:
-    """Coordinate grids from N 1-D tensors: each output has shape (len(args[0]), ...,
-    len(args[N-1])), with the first two dimensions swapped for indexing='xy' (the default)."""
-    from tensorweave.ops import array as array_ops
-    indexing = kwargs.pop("indexing", "xy")
-    name = kwargs.pop("name", "meshgrid")
-    if kwargs:
-        raise TypeError(f"'{next(iter(kwargs))}' is an invalid keyword argument for this function")
-    if indexing not in ("xy", "ij"):
-        raise ValueError(f"Argument `indexing` parameter must be either 'xy' or 'ij', got '{indexing}'")
-    with name_scope(name, "meshgrid", list(args)):
-        n = len(args)
-        tensors = [convert_to_tensor(a) for a in args]
-        reshaped = [array_ops.reshape(t, [1] * i + [-1] + [1] * (n - i - 1)) for i, t in enumerate(tensors)]
-        if indexing == "xy" and n > 1:
-            reshaped[0] = array_ops.reshape(tensors[0], [1, -1] + [1] * (n - 2))
-            reshaped[1] = array_ops.reshape(tensors[1], [-1, 1] + [1] * (n - 2))
-        sizes = [array_ops.size(t) for t in tensors]
-        if indexing == "xy" and n > 1:
-            sizes[0], sizes[1] = sizes[1], sizes[0]
-        static = [t.shape.num_elements() for t in tensors]
-        if indexing == "xy" and n > 1:
-            static[0], static[1] = static[1], static[0]
-        shape = static if all(s is not None for s in static) else array_ops.stack(sizes)
-        return [r * ones(shape, r.dtype) for r in reshaped]

@@ -1,6 +1,6 @@
 """N-dimensional indexing: tf.gather_nd (GatherNd) reads the slices of `params` that rows of
 `indices` address; tf.scatter_nd (ScatterNd) adds `updates` into a zero tensor at such
-addresses. Each one's gradient is the other."""
+addresses. Each one's gradient is the other (grad.py)."""
 from __future__ import annotations
 
 import math
@@ -9,6 +9,8 @@ from typing import Any, Optional
 import numpy as np
 
 from tensorweave.framework import tensor_util
+from tensorweave.framework.graph import Operation
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
@@ -42,7 +44,7 @@ def _check_addresses(rows: Any, shape: tuple, what: str) -> None:
 
 
 # -- GatherNd -----------------------------------------------------------------------------------
-def _gather_nd_shape(op: Any) -> list[TensorShape]:
+def _gather_nd_shape(op: Operation) -> list[TensorShape]:
     params, indices = op.inputs[0].shape, op.inputs[1].shape
     if indices.ndims == 0:
         raise shape_error(op, "Shape must be at least rank 1 but is rank 0")
@@ -61,7 +63,7 @@ GatherNd = define_op("GatherNd", inputs=["params: Tparams", "indices: Tindices"]
 
 
 @GatherNd.kernel()
-def _gather_nd_kernel(ctx: Any) -> Any:
+def _gather_nd_kernel(ctx: KernelContext) -> Any:
     xp = ctx.xp
 
     def compute(params: Any, indices: Any) -> Any:
@@ -91,7 +93,7 @@ def gather_nd(params: Any, indices: Any, name: Optional[str] = None, batch_dims:
 
 
 # -- ScatterNd ----------------------------------------------------------------------------------
-def _scatter_nd_shape(op: Any) -> list[TensorShape]:
+def _scatter_nd_shape(op: Operation) -> list[TensorShape]:
     indices, updates = op.inputs[0].shape, op.inputs[1].shape
     out = tensor_util.constant_value_as_shape(op.inputs[2])
     if indices.ndims == 0:
@@ -114,7 +116,7 @@ ScatterNd = define_op("ScatterNd", inputs=["indices: Tindices", "updates: T", "s
 
 
 @ScatterNd.kernel()
-def _scatter_nd_kernel(ctx: Any) -> Any:
+def _scatter_nd_kernel(ctx: KernelContext) -> Any:
     xp = ctx.xp
     dtype = ctx.output_dtypes[0].as_numpy_dtype
 
@@ -148,19 +150,3 @@ def scatter_nd(indices: Any, updates: Any, shape: Any, name: Optional[str] = Non
     sum of the `updates` sent there (updates.shape = indices.shape[:-1] + shape[k:])."""
     return apply_op(ScatterNd, name=name, indices=index_input(indices), updates=updates,
                     shape=index_input(shape))
-
-
-# -- gradients ----------------------------------------------------------------------------------
-@GatherNd.gradient
-def _gather_nd_grad(op: Any, grad: Any) -> list[Any]:
-    from tensorweave.ops import array as array_ops
-    from tensorweave.ops._util import dense
-    params, indices = op.inputs
-    shape = array_ops.shape(params, out_type=indices.dtype.base_dtype)
-    return [scatter_nd(indices, dense(grad), shape), None]
-
-
-@ScatterNd.gradient
-def _scatter_nd_grad(op: Any, grad: Any) -> list[Any]:
-    from tensorweave.ops._util import dense
-    return [None, gather_nd(dense(grad), op.inputs[0]), None]

@@ -1,6 +1,6 @@
 """Array ops that join and split tensors: ConcatV2, Split, SplitV, Pack (tf.stack) and Unpack
 (tf.unstack), plus TF's autopacking of lists that hold tensors (`tf.reshape(x, [n, -1])` with a
-tensor `n` converts the list through a Pack)."""
+tensor `n` converts the list through a Pack). The gradients are in grad.py."""
 from __future__ import annotations
 
 from typing import Any, Optional, Sequence
@@ -10,15 +10,16 @@ import numpy as np
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import errors
 from tensorweave.framework import tensor_util
-from tensorweave.framework.graph import Tensor, is_tensor_like, name_scope
+from tensorweave.framework.graph import Operation, Tensor, is_tensor_like, name_scope
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor, register_tensor_conversion_function
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops._util import (
     canonical_axis, const_int, const_ints, fmt_shape, host_ints, index_input, invalid, shape_error)
-from tensorweave.ops.array.shaping import identity
 from tensorweave.ops.array.constant_op import constant
+from tensorweave.ops.array.shaping import identity
 
 __all__ = ["concat", "split", "stack", "unstack"]
 
@@ -26,7 +27,7 @@ __all__ = ["concat", "split", "stack", "unstack"]
 # ---------------------------------------------------------------------------------------------
 # ConcatV2
 # ---------------------------------------------------------------------------------------------
-def _concat_shape(op: Any) -> list[TensorShape]:
+def _concat_shape(op: Operation) -> list[TensorShape]:
     values, axis_t = op.inputs[:-1], op.inputs[-1]
     axis = const_int(axis_t)
     rank_ = None
@@ -91,7 +92,7 @@ def _concat_error(values: Sequence[Any], axis: int) -> errors.InvalidArgumentErr
 
 
 @ConcatV2.kernel()
-def _concat_kernel(ctx: Any) -> Any:
+def _concat_kernel(ctx: KernelContext) -> Any:
     xp = ctx.xp
 
     def compute(*inputs: Any) -> Any:
@@ -120,8 +121,8 @@ def _concat_partial_shape(t: Tensor) -> TensorShape:
     return result
 
 
-ConcatV2.registration.constant_value = _concat_constant
-ConcatV2.registration.partial_shape_value = _concat_partial_shape
+ConcatV2.constant_value(_concat_constant)
+ConcatV2.partial_shape_value(_concat_partial_shape)
 
 
 def concat(values: Any, axis: Any, name: str = "concat") -> Any:
@@ -129,45 +130,17 @@ def concat(values: Any, axis: Any, name: str = "concat") -> Any:
     if not isinstance(values, (list, tuple)):
         values = [values]
     if len(values) == 1:  # as TF: an Identity, after checking the axis is a scalar
-        with name_scope(name) as scope:
+        with name_scope(name):
             axis_t = convert_to_tensor(axis, name="concat_dim", dtype=_dtypes.int32)
             axis_t.shape.assert_has_rank(0)
             return identity(values[0], name=name)
     return apply_op(ConcatV2, name=name, values=list(values), axis=index_input(axis))
 
 
-@ConcatV2.gradient
-def _concat_grad(op: Any, grad: Any) -> list[Any]:
-    """The gradient split back into pieces of the inputs' sizes along the axis (one SplitV;
-    the sizes are read at run time when they are not static)."""
-    from tensorweave.ops import array as array_ops, math as math_ops  # on use: import cycle
-    values, axis_t = op.inputs[:-1], op.inputs[-1]
-    grad = convert_to_tensor(grad)
-    axis, rank_ = const_int(axis_t), _static_rank(values)
-    if axis is not None and rank_ is not None:
-        axis %= rank_
-        sizes = [v.shape[axis].value if v.shape.ndims is not None else None for v in values]
-        if None not in sizes:
-            return split(grad, np.array(sizes, np.int32), axis, num=len(values)) + [None]
-    else:
-        if axis_t.dtype.base_dtype != _dtypes.int32:
-            axis_t = math_ops.cast(axis_t, _dtypes.int32)
-        axis = math_ops.floormod(axis_t, array_ops.rank(values[0]))
-    sizes_t = array_ops.gather(stack(array_ops.shape_n(list(values))), axis, axis=1)
-    return split(grad, sizes_t, axis, num=len(values)) + [None]
-
-
-def _static_rank(values: Sequence[Tensor]) -> Optional[int]:
-    for v in values:
-        if v.shape.ndims is not None:
-            return v.shape.ndims
-    return None
-
-
 # ---------------------------------------------------------------------------------------------
 # Split, SplitV
 # ---------------------------------------------------------------------------------------------
-def _split_shape(op: Any) -> list[TensorShape]:
+def _split_shape(op: Operation) -> list[TensorShape]:
     axis_t, value = op.inputs
     num = op.get_attr("num_split")
     in_shape = value.shape
@@ -183,7 +156,7 @@ def _split_shape(op: Any) -> list[TensorShape]:
     return [TensorShape(dims)] * num
 
 
-def _split_v_shape(op: Any) -> list[TensorShape]:
+def _split_v_shape(op: Operation) -> list[TensorShape]:
     value, sizes_t, axis_t = op.inputs
     num = op.get_attr("num_split")
     in_shape = value.shape
@@ -248,7 +221,7 @@ def _pieces(value: Any, axis: int, sizes: Sequence[int]) -> tuple:
 
 
 @Split.kernel()
-def _split_kernel(ctx: Any) -> Any:
+def _split_kernel(ctx: KernelContext) -> Any:
     num = ctx.attr("num_split")
 
     def compute(axis: Any, value: Any) -> Any:
@@ -263,7 +236,7 @@ def _split_kernel(ctx: Any) -> Any:
 
 
 @SplitV.kernel()
-def _split_v_kernel(ctx: Any) -> Any:
+def _split_v_kernel(ctx: KernelContext) -> Any:
     def compute(value: Any, sizes: Any, axis: Any) -> Any:
         shape_ = value.shape
         a = _split_axis(shape_, axis)
@@ -291,26 +264,10 @@ def split(value: Any, num_or_size_splits: Any, axis: Any = 0, num: Optional[int]
     return apply_op(SplitV, name=name, value=value, size_splits=size_splits, split_dim=axis, num_split=num)
 
 
-def _dense_grads(op: Any, grads: Sequence[Any]) -> list[Tensor]:
-    """Each output's gradient as a tensor; zeros for outputs that got none."""
-    from tensorweave.ops.array import creation as fill_ops  # on use: import cycle
-    return [fill_ops.zeros_like(t) if g is None else convert_to_tensor(g) for t, g in zip(op.outputs, grads)]
-
-
-@Split.gradient
-def _split_grad(op: Any, *grads: Any) -> list[Any]:
-    return [None, concat(_dense_grads(op, grads), op.inputs[0])]
-
-
-@SplitV.gradient
-def _split_v_grad(op: Any, *grads: Any) -> list[Any]:
-    return [concat(_dense_grads(op, grads), op.inputs[2]), None, None]
-
-
 # ---------------------------------------------------------------------------------------------
 # Pack, Unpack
 # ---------------------------------------------------------------------------------------------
-def _pack_shape(op: Any) -> list[TensorShape]:
+def _pack_shape(op: Operation) -> list[TensorShape]:
     merged = unknown_shape()
     for i, t in enumerate(op.inputs):
         if merged.ndims is not None and t.shape.ndims is not None and merged.ndims != t.shape.ndims:
@@ -337,7 +294,7 @@ Pack = define_op("Pack", inputs=["values: N * T"], outputs=["output: T"],
 
 
 @Pack.kernel()
-def _pack_kernel(ctx: Any) -> Any:
+def _pack_kernel(ctx: KernelContext) -> Any:
     xp, axis = ctx.xp, ctx.attr("axis")
 
     def compute(*values: Any) -> Any:
@@ -388,11 +345,11 @@ def _pack_partial_shape(t: Tensor) -> TensorShape:
     return TensorShape([scalar_dim_value(v) for v in t.op.inputs])
 
 
-Pack.registration.constant_value = _pack_constant
-Pack.registration.partial_shape_value = _pack_partial_shape
+Pack.constant_value(_pack_constant)
+Pack.partial_shape_value(_pack_partial_shape)
 
 
-def _unpack_shape(op: Any) -> list[TensorShape]:
+def _unpack_shape(op: Operation) -> list[TensorShape]:
     in_shape, num, axis = op.inputs[0].shape, op.get_attr("num"), op.get_attr("axis")
     if in_shape.ndims is None:
         return [unknown_shape()] * num
@@ -409,7 +366,7 @@ Unpack = define_op("Unpack", inputs=["value: T"], outputs=["output: num * T"],
 
 
 @Unpack.kernel()
-def _unpack_kernel(ctx: Any) -> Any:
+def _unpack_kernel(ctx: KernelContext) -> Any:
     num, axis = ctx.attr("num"), ctx.attr("axis")
     strings = ctx.input_dtypes[0] == _dtypes.string
 
@@ -435,7 +392,7 @@ def _unpack_constant(t: Tensor) -> Optional[np.ndarray]:
     return np.take(value, t.value_index, axis=t.op.get_attr("axis"))
 
 
-Unpack.registration.constant_value = _unpack_constant
+Unpack.constant_value(_unpack_constant)
 
 
 def stack(values: Any, axis: int = 0, name: str = "stack") -> Any:
@@ -466,16 +423,6 @@ def unstack(value: Any, num: Optional[int] = None, axis: int = 0, name: str = "u
         if num is None:
             raise ValueError(f"Cannot infer num from shape {s}")
     return apply_op(Unpack, name=name, value=value, num=num, axis=axis)
-
-
-@Pack.gradient
-def _pack_grad(op: Any, grad: Any) -> list[Any]:
-    return unstack(convert_to_tensor(grad), num=op.get_attr("N"), axis=op.get_attr("axis"))
-
-
-@Unpack.gradient
-def _unpack_grad(op: Any, *grads: Any) -> list[Any]:
-    return [stack(_dense_grads(op, grads), axis=op.get_attr("axis"))]
 
 
 # Lists and tuples holding tensors convert to a Pack of their elements (TF's autopacking), so

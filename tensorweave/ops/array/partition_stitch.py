@@ -4,6 +4,7 @@ routes ids to the shard that owns them and merges the rows back (OSDI 4.2, Figur
 `dynamic_partition(data, partitions, n)` splits the rows of `data` into n tensors by the
 partition number of each row; `dynamic_stitch(indices, data)` is its inverse, writing the rows
 of each data[i] to the output positions indices[i] (a later write to the same position wins).
+The gradients are in grad.py.
 """
 from __future__ import annotations
 
@@ -11,17 +12,13 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from tensorweave.framework import errors
 from tensorweave.framework import tensor_util
-from tensorweave.framework.graph import Tensor
-from tensorweave.framework.indexed_slices import IndexedSlices
+from tensorweave.framework.graph import Operation, Tensor
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
-from tensorweave.ops import array as array_ops
-from tensorweave.ops.math import segment as _segment_ops  # noqa: F401  (IndexedSlices -> Tensor)
-from tensorweave.ops._util import fmt_shape, shape_error
-from tensorweave.ops._util import invalid
+from tensorweave.ops._util import fmt_shape, invalid, shape_error
 
 __all__ = ["dynamic_partition", "dynamic_stitch"]  # parallel_dynamic_stitch: not in TF1's namespace
 
@@ -33,7 +30,7 @@ def _dims(shape: Sequence[int]) -> str:
 # ---------------------------------------------------------------------------------------------
 # DynamicPartition
 # ---------------------------------------------------------------------------------------------
-def _partition_shape(op: Any) -> list[TensorShape]:
+def _partition_shape(op: Operation) -> list[TensorShape]:
     data, parts = op.inputs[0].shape, op.inputs[1].shape
     n = op.get_attr("num_partitions")
     if data.ndims is None or parts.ndims is None:
@@ -55,7 +52,7 @@ _FEW_PARTITIONS = 8
 
 
 @DynamicPartition.kernel()
-def _dynamic_partition_kernel(ctx: Any) -> Callable:
+def _dynamic_partition_kernel(ctx: KernelContext) -> Callable:
     n = ctx.attr("num_partitions")
 
     def compute(data: Any, partitions: Any) -> Any:
@@ -81,24 +78,6 @@ def _dynamic_partition_kernel(ctx: Any) -> Callable:
     return compute
 
 
-@DynamicPartition.gradient
-def _dynamic_partition_grad(op: Any, *grads: Any) -> list[Any]:
-    """Partitions the positions of data's rows the same way, then stitches the gradients of
-    the partitions back to those positions."""
-    from tensorweave.ops import math as math_ops
-    data, partitions = op.inputs
-    n = op.get_attr("num_partitions")
-    if partitions.shape.is_fully_defined():
-        dims = partitions.shape.as_list()
-        positions = array_ops.reshape(np.arange(int(np.prod(dims)), dtype=np.int32), dims)
-    else:
-        prefix = array_ops.shape(partitions)
-        positions = array_ops.reshape(array_ops.range(math_ops.reduce_prod(prefix)), prefix)
-    parts = dynamic_partition(positions, partitions, n)
-    stitched = parallel_dynamic_stitch(parts, list(grads))
-    return [array_ops.reshape(stitched, array_ops.shape(data)), None]
-
-
 def dynamic_partition(data: Any, partitions: Any, num_partitions: int, name: Optional[str] = None) -> Any:
     """Splits `data` into `num_partitions` tensors: output i holds the slices data[j] with
     partitions[j] == i, in their original order."""
@@ -112,7 +91,7 @@ def dynamic_partition(data: Any, partitions: Any, num_partitions: int, name: Opt
 # ---------------------------------------------------------------------------------------------
 # DynamicStitch, ParallelDynamicStitch
 # ---------------------------------------------------------------------------------------------
-def _stitch_shape(op: Any) -> list[TensorShape]:
+def _stitch_shape(op: Operation) -> list[TensorShape]:
     n = op.get_attr("N")
     indices, data = op.inputs[:n], op.inputs[n:]
     element = unknown_shape()
@@ -151,7 +130,7 @@ DynamicStitch = define_op("DynamicStitch", **_STITCH_SIGNATURE)
 ParallelDynamicStitch = define_op("ParallelDynamicStitch", **_STITCH_SIGNATURE)
 
 
-def _stitch_kernel(ctx: Any) -> Callable:
+def _stitch_kernel(ctx: KernelContext) -> Callable:
     n = ctx.attr("N")
     np_t = ctx.output_dtypes[0].as_numpy_dtype
     fill = b"" if np.dtype(np_t) == object else 0  # rows no index names stay zero / empty
@@ -186,21 +165,6 @@ DynamicStitch.kernel()(_stitch_kernel)
 ParallelDynamicStitch.kernel()(_stitch_kernel)
 
 
-def _stitch_grad(op: Any, grad: Any) -> list[Any]:
-    """Each data input gets the rows of the gradient at its indices (as TF, a position written
-    twice passes its gradient to every writer)."""
-    from tensorweave.ops import math as math_ops
-    n = op.get_attr("N")
-    if isinstance(grad, IndexedSlices):
-        rows = array_ops.shape(op.outputs[0])[0]
-        grad = math_ops.unsorted_segment_sum(grad.values, grad.indices, rows)
-    return [None] * n + [array_ops.gather(grad, idx) for idx in op.inputs[:n]]
-
-
-DynamicStitch.gradient(_stitch_grad)
-ParallelDynamicStitch.gradient(_stitch_grad)
-
-
 def _check_lists(indices: Any, data: Any, op_name: str) -> tuple[list, list]:
     if isinstance(indices, Tensor) or isinstance(data, Tensor):
         raise TypeError(f"Expected list for 'indices' and 'data' arguments to '{op_name}' Op.")
@@ -221,4 +185,3 @@ def parallel_dynamic_stitch(indices: Any, data: Any, name: Optional[str] = None)
     """dynamic_stitch whose result is unspecified where an index repeats (TF's parallel kernel)."""
     indices, data = _check_lists(indices, data, "ParallelDynamicStitch")
     return apply_op(ParallelDynamicStitch, name=name, indices=indices, data=data)
-

@@ -1,11 +1,13 @@
 """ReverseSequence (`tf.reverse_sequence`): reverses the first seq_lengths[b] entries along the
-sequence axis of each batch row b, leaving the rest in place."""
+sequence axis of each batch row b, leaving the rest in place (its own gradient, in grad.py)."""
 from __future__ import annotations
 
 from typing import Any, Optional
 
 import numpy as np
 
+from tensorweave.framework.graph import Operation
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
@@ -14,7 +16,7 @@ from tensorweave.ops._util import invalid, shape_error
 __all__ = ["reverse_sequence"]
 
 
-def _reverse_sequence_shape(op: Any) -> list[TensorShape]:
+def _reverse_sequence_shape(op: Operation) -> list[TensorShape]:
     x, lengths = op.inputs
     seq_dim, batch_dim = op.get_attr("seq_dim"), op.get_attr("batch_dim")
     if lengths.shape.ndims is not None and lengths.shape.ndims != 1:
@@ -44,7 +46,7 @@ ReverseSequence = define_op("ReverseSequence", inputs=["input: T", "seq_lengths:
 
 
 @ReverseSequence.kernel()
-def _reverse_sequence_kernel(ctx: Any) -> Any:
+def _reverse_sequence_kernel(ctx: KernelContext) -> Any:
     xp, seq_dim, batch_dim = ctx.xp, ctx.attr("seq_dim"), ctx.attr("batch_dim")
 
     def compute(x: Any, lengths: Any) -> Any:
@@ -68,12 +70,6 @@ def _reverse_sequence_kernel(ctx: Any) -> Any:
         return xp.moveaxis(out, (0, 1), (batch_dim, seq_dim))
 
     return compute
-
-
-@ReverseSequence.gradient
-def _reverse_sequence_grad(op: Any, grad: Any) -> list[Any]:
-    return [apply_op(ReverseSequence, input=grad, seq_lengths=op.inputs[1], seq_dim=op.get_attr("seq_dim"),
-                     batch_dim=op.get_attr("batch_dim")), None]
 
 
 def reverse_sequence(input: Any, seq_lengths: Any, seq_axis: Optional[int] = None,  # noqa: A002

@@ -1,14 +1,10 @@
-"""Array ops (white paper Table 1): identity, shape queries, reshaping, transposition,
-concatenation, splitting, stacking, tiling and broadcasting.
+"""Array ops (white paper Table 1) that look at or change a tensor's shape: Identity and
+StopGradient, the shape queries (Shape, ShapeN, Size, Rank), Reshape, ExpandDims, Squeeze, Tile
+and BroadcastTo.
 
-The rest of TF's array_ops family lives in sibling modules: concat_ops.py (ConcatV2, Split,
-SplitV, Pack, Unpack, list autopacking), slicing_ops.py (Slice, StridedSlice and
-`Tensor.__getitem__`, GatherV2, Where, boolean_mask, ReverseV2) and fill_ops.py (Fill,
-zeros/ones(_like), Range, LinSpace, OneHot, Pad). Their names are also reachable as attributes
-of this module (`array_ops.zeros`, `array_ops.concat`), as in TensorFlow.
-
-Each op's gradient (TF's formula, or a not-differentiable mark) is registered under its
-declaration; gradients that need the math family import it on use, since it imports this module.
+The rest of TF's array_ops family lives in the sibling modules (constant_op, joining, creation,
+slicing, transposition, ...); the family package re-exports them all. The gradients are in
+grad.py.
 """
 from __future__ import annotations
 
@@ -19,24 +15,19 @@ import numpy as np
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import errors
 from tensorweave.framework import tensor_util
-from tensorweave.framework.graph import Tensor, is_tensor_like, name_scope
+from tensorweave.framework.graph import Operation, Tensor, name_scope
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import _util
-from tensorweave.ops.array.constant_op import constant
 from tensorweave.ops._util import (
     canonical_axis, const_int, const_ints, fmt_shape, host_ints, index_input, invalid, shape_error)
+from tensorweave.ops.array.constant_op import constant
 
-__all__ = ["identity", "stop_gradient", "shape", "shape_n", "size", "rank", "reshape", "transpose",
-           "invert_permutation", "expand_dims", "squeeze", "tile", "broadcast_to", "unique",
-           # re-exported from the sibling modules (resolved by __getattr__ below), so that
-           # `from tensorweave.ops.array_ops import *` gives the whole family as in TF
-           "concat", "split", "stack", "unstack",
-           "fill", "zeros", "ones", "zeros_like", "ones_like", "range", "linspace", "lin_space",
-           "one_hot", "sequence_mask", "pad", "meshgrid",
-           "slice", "strided_slice", "newaxis", "gather", "boolean_mask", "reverse", "reverse_v2"]
+__all__ = ["identity", "stop_gradient", "shape", "shape_n", "size", "rank", "reshape", "expand_dims",
+           "squeeze", "tile", "broadcast_to"]
 
 
 def _prod(values: Sequence[int]) -> int:
@@ -44,17 +35,6 @@ def _prod(values: Sequence[int]) -> int:
     for v in values:
         n *= v
     return n
-
-
-def _dense(grad: Any) -> Tensor:
-    """A gradient as a dense tensor (an IndexedSlices is scattered into its dense shape)."""
-    return convert_to_tensor(grad)
-
-
-def _like_input(op: Any, grad: Any) -> Tensor:
-    """`grad` reshaped to the shape of the op's first input (the gradient of ops that only
-    reshape: Reshape, ExpandDims, Squeeze)."""
-    return reshape(_dense(grad), shape(op.inputs[0]))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -65,20 +45,15 @@ Identity = define_op("Identity", inputs=["input: T"], outputs=["output: T"], att
 
 
 @Identity.kernel()
-def _identity_kernel(ctx: Any) -> Any:
+def _identity_kernel(ctx: KernelContext) -> Any:
     return lambda x: x
-
-
-@Identity.gradient
-def _identity_grad(op: Any, grad: Any) -> list[Any]:
-    return [grad]
 
 
 def _forward_constant(t: Tensor) -> Any:
     return tensor_util.constant_value(t.op.inputs[0])
 
 
-Identity.registration.constant_value = _forward_constant
+Identity.constant_value(_forward_constant)
 
 
 def identity(input: Any, name: Optional[str] = None) -> Any:  # noqa: A002
@@ -89,7 +64,7 @@ def identity(input: Any, name: Optional[str] = None) -> Any:  # noqa: A002
 StopGradient = define_op("StopGradient", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
                          shape_fn=_util.unchanged, forwards_input=True)
 StopGradient.kernel()(_identity_kernel)
-StopGradient.registration.constant_value = _forward_constant
+StopGradient.constant_value(_forward_constant)
 StopGradient.not_differentiable()
 
 
@@ -118,25 +93,25 @@ Rank = define_op("Rank", inputs=["input: T"], outputs=["output: int32"], attrs=[
 
 
 @Shape.kernel()
-def _shape_kernel(ctx: Any) -> Any:
+def _shape_kernel(ctx: KernelContext) -> Any:
     np_t = ctx.output_dtypes[0].as_numpy_dtype
     return lambda x: np.array(np.shape(x), dtype=np_t)
 
 
 @ShapeN.kernel()
-def _shape_n_kernel(ctx: Any) -> Any:
+def _shape_n_kernel(ctx: KernelContext) -> Any:
     np_t = ctx.output_dtypes[0].as_numpy_dtype
     return lambda *xs: tuple(np.array(np.shape(x), dtype=np_t) for x in xs)
 
 
 @Size.kernel()
-def _size_kernel(ctx: Any) -> Any:
+def _size_kernel(ctx: KernelContext) -> Any:
     np_t = ctx.output_dtypes[0].as_numpy_dtype
     return lambda x: np.array(np.size(x), dtype=np_t)
 
 
 @Rank.kernel()
-def _rank_kernel(ctx: Any) -> Any:
+def _rank_kernel(ctx: KernelContext) -> Any:
     return lambda x: np.array(np.ndim(x), dtype=np.int32)
 
 
@@ -155,11 +130,15 @@ def _rank_constant(t: Tensor) -> Optional[np.ndarray]:
     return None if n is None else np.array(n, dtype=np.int32)
 
 
+def _shape_partial_shape(t: Tensor) -> TensorShape:
+    return t.op.inputs[t.value_index].shape
+
+
 for _op in (Shape, ShapeN):
-    _op.registration.constant_value = _shape_constant
-    _op.registration.partial_shape_value = lambda t: t.op.inputs[t.value_index].shape
-Size.registration.constant_value = _size_constant
-Rank.registration.constant_value = _rank_constant
+    _op.constant_value(_shape_constant)
+    _op.partial_shape_value(_shape_partial_shape)
+Size.constant_value(_size_constant)
+Rank.constant_value(_rank_constant)
 for _op in (Shape, ShapeN, Size, Rank):
     _op.not_differentiable()
 
@@ -202,7 +181,7 @@ def rank(input: Any, name: Optional[str] = None) -> Any:  # noqa: A002
 # ---------------------------------------------------------------------------------------------
 # Reshape
 # ---------------------------------------------------------------------------------------------
-def _reshape_shape(op: Any) -> list[TensorShape]:
+def _reshape_shape(op: Operation) -> list[TensorShape]:
     in_shape, shape_t = op.inputs[0].shape, op.inputs[1]
     if shape_t.shape.ndims is not None and shape_t.shape.ndims > 1:
         raise shape_error(op, f"Shape must be rank 1 but is rank {shape_t.shape.ndims}")
@@ -253,9 +232,7 @@ def _reshape_error(num: int, dims: list[int]) -> errors.InvalidArgumentError:
 
 
 @Reshape.kernel()
-def _reshape_kernel(ctx: Any) -> Any:
-    xp = ctx.xp
-
+def _reshape_kernel(ctx: KernelContext) -> Any:
     def compute(x: Any, shape: Any) -> Any:
         dims = host_ints(shape)
         try:
@@ -275,12 +252,7 @@ def _reshape_constant(t: Tensor) -> Optional[np.ndarray]:
     return None if value is None or dims is None else np.reshape(value, dims)
 
 
-Reshape.registration.constant_value = _reshape_constant
-
-
-@Reshape.gradient
-def _reshape_grad(op: Any, grad: Any) -> list[Any]:
-    return [_like_input(op, grad), None]
+Reshape.constant_value(_reshape_constant)
 
 
 def reshape(tensor: Any, shape: Any, name: Optional[str] = None) -> Any:  # noqa: A002
@@ -289,154 +261,9 @@ def reshape(tensor: Any, shape: Any, name: Optional[str] = None) -> Any:  # noqa
 
 
 # ---------------------------------------------------------------------------------------------
-# Transpose, ConjugateTranspose
-# ---------------------------------------------------------------------------------------------
-def _transpose_shape(op: Any) -> list[TensorShape]:
-    in_shape, perm_t = op.inputs[0].shape, op.inputs[1]
-    if perm_t.shape.ndims is not None and perm_t.shape.ndims != 1:
-        raise shape_error(op, f"Shape must be rank 1 but is rank {perm_t.shape.ndims}")
-    perm = const_ints(perm_t)
-    rank_ = in_shape.ndims
-    if perm is None:
-        if rank_ is None and perm_t.shape.ndims == 1:
-            rank_ = perm_t.shape[0].value
-        return [unknown_shape(rank_)]
-    if rank_ is None:
-        return [unknown_shape(len(perm))]
-    if len(perm) != rank_:
-        raise shape_error(op, f"Dimension must be {rank_} but is {len(perm)}")
-    dims = []
-    for p in perm:
-        if not -rank_ <= p < rank_:
-            raise shape_error(op, f"perm dim {p} is out of range of input rank {rank_}")
-        dims.append(in_shape[p])
-    return [TensorShape(dims)]
-
-
-_TRANSPOSE_ATTRS = ["T: type", "Tperm: {int32, int64} = int32"]
-Transpose = define_op("Transpose", inputs=["x: T", "perm: Tperm"], outputs=["y: T"],
-                      attrs=_TRANSPOSE_ATTRS, shape_fn=_transpose_shape, forwards_input=True)
-ConjugateTranspose = define_op("ConjugateTranspose", inputs=["x: T", "perm: Tperm"], outputs=["y: T"],
-                               attrs=_TRANSPOSE_ATTRS, shape_fn=_transpose_shape)
-
-
-def _checked_perm(perm: list[int], ndim: int) -> list[int]:
-    if len(perm) != ndim:
-        raise invalid(f"transpose expects a vector of size {ndim}. But input(1) is a vector of size "
-                      f"{len(perm)}")
-    canon = [p + ndim if p < 0 else p for p in perm]
-    for i in range(ndim):
-        if i not in canon:
-            raise invalid(f"{i} is missing from {{{','.join(str(p) for p in perm)}}}.")
-    return canon
-
-
-def _make_transpose_kernel(conjugate: bool) -> Any:
-    def build(ctx: Any) -> Any:
-        xp = ctx.xp
-        conj = conjugate and ctx.input_dtypes[0].is_complex
-
-        def compute(x: Any, perm: Any) -> Any:
-            p = host_ints(perm)
-            try:
-                y = x.transpose(p)
-            except ValueError:  # NumPy rejects bad perms too; report TF's message
-                _checked_perm(p, np.ndim(x))
-                raise
-            return xp.conj(y) if conj else y
-
-        return compute
-
-    return build
-
-
-Transpose.kernel()(_make_transpose_kernel(False))
-ConjugateTranspose.kernel()(_make_transpose_kernel(True))
-
-
-def transpose(a: Any, perm: Any = None, name: str = "transpose", conjugate: bool = False) -> Any:
-    """Permutes the dimensions of `a`; `perm` defaults to reversing them."""
-    with name_scope(name, "transpose", [a]) as scope:
-        a = convert_to_tensor(a, name="a")
-        if perm is None:
-            ndims = a.shape.ndims
-            if ndims is not None:
-                perm = list(range(ndims - 1, -1, -1))
-            else:  # unknown rank: reverse(range(rank)) at run time
-                from tensorweave.ops.array import creation as fill_ops, slicing as slicing_ops
-                perm = slicing_ops.reverse(fill_ops.range(0, rank(a), 1), [0])
-        op = ConjugateTranspose if conjugate and a.dtype.is_complex else Transpose
-        return apply_op(op, name=scope, x=a, perm=index_input(perm, "perm"))
-
-
-@Transpose.gradient
-def _transpose_grad(op: Any, grad: Any) -> list[Any]:
-    return [transpose(_dense(grad), invert_permutation(op.inputs[1])), None]
-
-
-@ConjugateTranspose.gradient
-def _conjugate_transpose_grad(op: Any, grad: Any) -> list[Any]:
-    return [transpose(_dense(grad), invert_permutation(op.inputs[1]), conjugate=True), None]
-
-
-def _invert_permutation_shape(op: Any) -> list[TensorShape]:
-    x = op.inputs[0].shape
-    if x.ndims is not None and x.ndims != 1:
-        raise shape_error(op, f"Shape must be rank 1 but is rank {x.ndims}")
-    return [TensorShape([x[0].value if x.ndims == 1 else None])]
-
-
-InvertPermutation = define_op("InvertPermutation", inputs=["x: T"], outputs=["y: T"],
-                              attrs=["T: {int32, int64} = int32"], shape_fn=_invert_permutation_shape)
-
-
-def _inverse_permutation(perm: Sequence[int], error: Any) -> list[int]:
-    n = len(perm)
-    inverse = [-1] * n
-    for i, d in enumerate(perm):
-        if not 0 <= d < n:
-            raise error(f"{d} is not between 0 and {n}")
-        if inverse[d] != -1:
-            raise error(f"{d} is duplicated in the input.")
-        inverse[d] = i
-    return inverse
-
-
-@InvertPermutation.kernel()
-def _invert_permutation_kernel(ctx: Any) -> Any:
-    np_t = ctx.output_dtypes[0].as_numpy_dtype
-
-    def compute(x: Any) -> Any:
-        if np.ndim(x) != 1:
-            raise invalid("invert_permutation expects a 1D vector.")
-        return np.array(_inverse_permutation(host_ints(x), invalid), dtype=np_t)
-
-    return compute
-
-
-def _invert_permutation_constant(t: Tensor) -> Optional[np.ndarray]:
-    perm = const_ints(t.op.inputs[0])
-    if perm is None or t.op.inputs[0].shape.ndims != 1:
-        return None
-    try:
-        return np.array(_inverse_permutation(perm, ValueError), dtype=t.dtype.as_numpy_dtype)
-    except ValueError:  # not a permutation: the kernel reports it at run time
-        return None
-
-
-InvertPermutation.registration.constant_value = _invert_permutation_constant
-InvertPermutation.not_differentiable()
-
-
-def invert_permutation(x: Any, name: Optional[str] = None) -> Any:
-    """y[x[i]] = i: the inverse of the permutation `x` of 0 .. n-1."""
-    return apply_op(InvertPermutation, name=name, x=index_input(x))
-
-
-# ---------------------------------------------------------------------------------------------
 # ExpandDims, Squeeze
 # ---------------------------------------------------------------------------------------------
-def _expand_dims_shape(op: Any) -> list[TensorShape]:
+def _expand_dims_shape(op: Operation) -> list[TensorShape]:
     in_shape, dim_t = op.inputs[0].shape, op.inputs[1]
     dim = const_int(dim_t)
     if dim is None or in_shape.ndims is None:
@@ -456,7 +283,7 @@ ExpandDims = define_op("ExpandDims", inputs=["input: T", "dim: Tdim"], outputs=[
 
 
 @ExpandDims.kernel()
-def _expand_dims_kernel(ctx: Any) -> Any:
+def _expand_dims_kernel(ctx: KernelContext) -> Any:
     def compute(x: Any, dim: Any) -> Any:
         d = int(dim) if dim.ndim == 0 else host_ints(dim)[0]
         s = x.shape
@@ -482,12 +309,7 @@ def expand_dims(input: Any, axis: Any = None, name: Optional[str] = None,  # noq
     return apply_op(ExpandDims, name=name, input=input, dim=index_input(axis))
 
 
-@ExpandDims.gradient
-def _expand_dims_grad(op: Any, grad: Any) -> list[Any]:
-    return [_like_input(op, grad), None]
-
-
-def _squeeze_shape(op: Any) -> list[TensorShape]:
+def _squeeze_shape(op: Operation) -> list[TensorShape]:
     in_shape = op.inputs[0].shape
     axes = op.get_attr("squeeze_dims")
     if in_shape.ndims is None:
@@ -515,7 +337,7 @@ Squeeze = define_op("Squeeze", inputs=["input: T"], outputs=["output: T"],
 
 
 @Squeeze.kernel()
-def _squeeze_kernel(ctx: Any) -> Any:
+def _squeeze_kernel(ctx: KernelContext) -> Any:
     axes = tuple(ctx.attr("squeeze_dims"))
 
     def compute(x: Any) -> Any:
@@ -549,15 +371,10 @@ def squeeze(input: Any, axis: Any = None, name: Optional[str] = None,  # noqa: A
     return apply_op(Squeeze, name=name, input=input, squeeze_dims=[int(a) for a in (axis or [])])
 
 
-@Squeeze.gradient
-def _squeeze_grad(op: Any, grad: Any) -> list[Any]:
-    return [_like_input(op, grad)]
-
-
 # ---------------------------------------------------------------------------------------------
 # Tile, BroadcastTo
 # ---------------------------------------------------------------------------------------------
-def _tile_shape(op: Any) -> list[TensorShape]:
+def _tile_shape(op: Operation) -> list[TensorShape]:
     in_shape, mult_t = op.inputs[0].shape, op.inputs[1]
     if mult_t.shape.ndims is not None and mult_t.shape.ndims != 1:
         raise shape_error(op, f"Shape must be rank 1 but is rank {mult_t.shape.ndims}")
@@ -580,7 +397,7 @@ Tile = define_op("Tile", inputs=["input: T", "multiples: Tmultiples"], outputs=[
 
 
 @Tile.kernel()
-def _tile_kernel(ctx: Any) -> Any:
+def _tile_kernel(ctx: KernelContext) -> Any:
     xp = ctx.xp
 
     def compute(x: Any, multiples: Any) -> Any:
@@ -601,26 +418,7 @@ def tile(input: Any, multiples: Any, name: Optional[str] = None) -> Any:  # noqa
     return apply_op(Tile, name=name, input=input, multiples=index_input(multiples))
 
 
-@Tile.gradient
-def _tile_grad(op: Any, grad: Any) -> list[Any]:
-    """The output is the input repeated: viewed as [m0, d0, m1, d1, ...] (multiples
-    interleaved with the input's dims), the gradient sums over the multiples' axes."""
-    from tensorweave.ops import array as array_ops, math as math_ops  # on use: both families import this module
-    x, multiples = op.inputs
-    mult = const_ints(multiples)
-    if mult is not None and x.shape.is_fully_defined():
-        split_shape: Any = [v for pair in zip(mult, x.shape.as_list()) for v in pair]
-        axes: Any = list(range(0, len(split_shape), 2))
-    else:
-        in_shape = shape(x, out_type=multiples.dtype.base_dtype)
-        split_shape = reshape(transpose(array_ops.stack([multiples, in_shape])), [-1])
-        axes = array_ops.range(0, size(split_shape), 2)
-    summed = math_ops.reduce_sum(reshape(_dense(grad), split_shape), axes)
-    summed.set_shape(x.shape)
-    return [summed, None]
-
-
-def _broadcast_to_shape(op: Any) -> list[TensorShape]:
+def _broadcast_to_shape(op: Operation) -> list[TensorShape]:
     target = tensor_util.constant_value_as_shape(op.inputs[1])
     in_shape = op.inputs[0].shape
     if target.ndims is None or in_shape.ndims is None:
@@ -642,7 +440,7 @@ BroadcastTo = define_op("BroadcastTo", inputs=["input: T", "shape: Tidx"], outpu
 
 
 @BroadcastTo.kernel()
-def _broadcast_to_kernel(ctx: Any) -> Any:
+def _broadcast_to_kernel(ctx: KernelContext) -> Any:
     xp = ctx.xp
 
     empty = xp.empty
@@ -667,12 +465,3 @@ def _broadcast_to_kernel(ctx: Any) -> Any:
 def broadcast_to(input: Any, shape: Any, name: Optional[str] = None) -> Any:  # noqa: A002
     """Broadcasts `input` to `shape` with NumPy broadcasting rules."""
     return apply_op(BroadcastTo, name=name, input=input, shape=index_input(shape))
-
-
-# The output gradient has the broadcast shape; tf.gradients sums it down to the input's.
-BroadcastTo.registration.broadcasts = True
-
-
-@BroadcastTo.gradient
-def _broadcast_to_grad(op: Any, grad: Any) -> list[Any]:
-    return [_dense(grad), None]

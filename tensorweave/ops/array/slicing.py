@@ -1,27 +1,28 @@
-"""Array ops that select parts of a tensor: Slice, StridedSlice (and Python indexing of
-tensors, `Tensor.__getitem__`), GatherV2, Where (coordinates of true elements), boolean_mask
-and ReverseV2."""
+"""Array ops that select parts of a tensor: Slice, StridedSlice (and StridedSliceGrad, its
+gradient), GatherV2, Where (coordinates of true elements), boolean_mask and ReverseV2.
+
+Python indexing of tensors (`Tensor.__getitem__`) is built on StridedSlice in array_impl.py; the
+gradients are in grad.py."""
 from __future__ import annotations
 
 import builtins
-import sys
 from typing import Any, NamedTuple, Optional, Sequence
 
 import numpy as np
 
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import tensor_util
-from tensorweave.framework.graph import Tensor, is_tensor_like, name_scope
-from tensorweave.framework.indexed_slices import IndexedSlices
+from tensorweave.framework.graph import Operation, Tensor, is_tensor_like, name_scope
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.framework.tensor_shape import Dimension, TensorShape, as_shape, unknown_shape
-from tensorweave.ops import array as array_ops
-from tensorweave.ops.array import joining as concat_ops
-from tensorweave.ops.array import creation as _fill_ops
+from tensorweave.framework.tensor_shape import TensorShape, as_shape, unknown_shape
 from tensorweave.ops._util import (
     canonical_axis, const_int, const_ints, host_ints, index_input, invalid, shape_error)
+from tensorweave.ops.array.creation import _NUMBER_TYPES, ones_like
+from tensorweave.ops.array.joining import concat
+from tensorweave.ops.array.shaping import reshape, shape, size, squeeze
 
 __all__ = ["slice", "strided_slice", "newaxis", "gather", "boolean_mask", "reverse", "reverse_v2"]
 
@@ -34,7 +35,7 @@ def _as_array(value: Any) -> Any:
     return value if isinstance(value, (np.ndarray, np.generic)) else np.asarray(value, dtype=object)
 
 
-def _check_vector(op: Any, t: Tensor) -> None:
+def _check_vector(op: Operation, t: Tensor) -> None:
     if t.shape.ndims is not None and t.shape.ndims != 1:
         raise shape_error(op, f"Shape must be rank 1 but is rank {t.shape.ndims}")
 
@@ -42,7 +43,7 @@ def _check_vector(op: Any, t: Tensor) -> None:
 # ---------------------------------------------------------------------------------------------
 # Slice
 # ---------------------------------------------------------------------------------------------
-def _slice_shape(op: Any) -> list[TensorShape]:
+def _slice_shape(op: Operation) -> list[TensorShape]:
     x, begin_t, size_t = op.inputs
     _check_vector(op, begin_t)
     _check_vector(op, size_t)
@@ -93,7 +94,7 @@ def _slice_index(shape_: Sequence[int], begin: list[int], sizes: list[int]) -> t
 
 
 @Slice.kernel()
-def _slice_kernel(ctx: Any) -> Any:
+def _slice_kernel(ctx: KernelContext) -> Any:
     wrap = _as_array if ctx.input_dtypes[0] == _dtypes.string else (lambda v: v)
 
     def compute(x: Any, begin: Any, size: Any) -> Any:
@@ -110,24 +111,6 @@ def slice(input_: Any, begin: Any, size: Any, name: Optional[str] = None) -> Any
     return apply_op(Slice, name=name, input=input_, begin=begin, size=size)
 
 
-@Slice.gradient
-def _slice_grad(op: Any, grad: Any) -> list[Any]:
-    """The gradient padded with zeros back to the input's shape: begin[i] before, the rest after."""
-    x, begin_t, _ = op.inputs
-    grad = convert_to_tensor(grad)
-    begin, out_shape = const_ints(begin_t), op.outputs[0].shape
-    if begin is not None and x.shape.is_fully_defined() and out_shape.is_fully_defined():
-        paddings: Any = np.array([[b, d - b - s] for b, d, s in zip(begin, x.shape.as_list(),
-                                                                     out_shape.as_list())],
-                                 dtype=np.int32).reshape(-1, 2)
-    else:
-        index_dtype = begin_t.dtype.base_dtype
-        after = (array_ops.shape(x, out_type=index_dtype) - array_ops.shape(grad, out_type=index_dtype)
-                 - begin_t)
-        paddings = concat_ops.stack([begin_t, after], axis=1)
-    return [_fill_ops.pad(grad, paddings), None, None]
-
-
 # ---------------------------------------------------------------------------------------------
 # StridedSlice
 # ---------------------------------------------------------------------------------------------
@@ -139,7 +122,7 @@ class _Masks(NamedTuple):
     shrink: int
 
     @classmethod
-    def of(cls, op: Any) -> "_Masks":
+    def of(cls, op: Operation) -> "_Masks":
         names = ("begin", "end", "ellipsis", "new_axis", "shrink_axis")
         return cls(*(op.get_attr(f"{k}_mask") for k in names))
 
@@ -213,7 +196,7 @@ def _numpy_index(begin: list[int], end: list[int], strides: list[int], m: _Masks
     return tuple(index)
 
 
-def _strided_slice_shape(op: Any) -> list[TensorShape]:
+def _strided_slice_shape(op: Operation) -> list[TensorShape]:
     x, begin_t, end_t, strides_t = op.inputs
     for t in (begin_t, end_t, strides_t):
         _check_vector(op, t)
@@ -255,7 +238,7 @@ def _cached_index(masks: _Masks) -> Any:
 
 
 @StridedSlice.kernel()
-def _strided_slice_kernel(ctx: Any) -> Any:
+def _strided_slice_kernel(ctx: KernelContext) -> Any:
     masks = _Masks.of(ctx.op)
     index_for = _cached_index(masks)
 
@@ -307,8 +290,8 @@ def _strided_slice_partial_shape(t: Tensor) -> TensorShape:
     return TensorShape(partial.dims[sl])
 
 
-StridedSlice.registration.constant_value = _strided_slice_constant
-StridedSlice.registration.partial_shape_value = _strided_slice_partial_shape
+StridedSlice.constant_value(_strided_slice_constant)
+StridedSlice.partial_shape_value(_strided_slice_partial_shape)
 
 
 def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_mask: int = 0,
@@ -320,7 +303,7 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_
     end = end if is_tensor_like(end) else convert_to_tensor(end, dtype=index_dtype)
     if strides is None:
         n = const_ints(begin)
-        strides = [1] * len(n) if n is not None else _fill_ops.ones_like(begin)
+        strides = [1] * len(n) if n is not None else ones_like(begin)
     strides = strides if is_tensor_like(strides) else convert_to_tensor(strides, dtype=index_dtype)
     return apply_op(StridedSlice, name=name, input=input_, begin=begin, end=end, strides=strides,
                     begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
@@ -329,7 +312,7 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_
 
 # StridedSliceGrad: the gradient of a strided slice, dy scattered into zeros of `shape` at the
 # positions the slice read (TF's op of that name, which tf.gradients uses).
-def _strided_slice_grad_shape(op: Any) -> list[TensorShape]:
+def _strided_slice_grad_shape(op: Operation) -> list[TensorShape]:
     for t in op.inputs[:4]:
         _check_vector(op, t)
     return [tensor_util.constant_value_as_shape(op.inputs[0])]
@@ -344,7 +327,7 @@ StridedSliceGrad = define_op(
 
 
 @StridedSliceGrad.kernel()
-def _strided_slice_grad_kernel(ctx: Any) -> Any:
+def _strided_slice_grad_kernel(ctx: KernelContext) -> Any:
     masks, xp = _Masks.of(ctx.op), ctx.xp
     np_t = ctx.output_dtypes[0].as_numpy_dtype
     index_for = _cached_index(masks)
@@ -371,11 +354,6 @@ def _fmt_dims(dims: Sequence[int]) -> str:
     return "[" + ",".join(str(d) for d in dims) + "]"
 
 
-def _mask_attrs(op: Any) -> dict[str, int]:
-    return {k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
-                                        "shrink_axis_mask")}
-
-
 def strided_slice_grad(shape: Any, begin: Any, end: Any, strides: Any, dy: Any, begin_mask: int = 0,
                        end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0,
                        shrink_axis_mask: int = 0, name: Optional[str] = None) -> Any:
@@ -385,109 +363,10 @@ def strided_slice_grad(shape: Any, begin: Any, end: Any, strides: Any, dy: Any, 
                     new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask)
 
 
-@StridedSlice.gradient
-def _strided_slice_gradient(op: Any, grad: Any) -> list[Any]:
-    x, begin, end, strides = op.inputs
-    shape_t = array_ops.shape(x, out_type=begin.dtype.base_dtype)
-    return [strided_slice_grad(shape_t, begin, end, strides, convert_to_tensor(grad), **_mask_attrs(op)),
-            None, None, None]
-
-
-@StridedSliceGrad.gradient
-def _strided_slice_grad_gradient(op: Any, grad: Any) -> list[Any]:
-    _, begin, end, strides, _ = op.inputs
-    sliced = strided_slice(convert_to_tensor(grad), begin, end, strides, **_mask_attrs(op))
-    return [None, None, None, None, sliced]
-
-
-_SLICE_TYPE_ERROR = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
-                     "tf.int32/tf.int64 tensors are valid indices")
-
-
-def _check_index(idx: Any) -> Any:
-    """A valid index item as int or scalar int Tensor; TypeError otherwise (TF's message)."""
-    if isinstance(idx, (int, np.integer)) and not isinstance(idx, (bool, np.bool_)):
-        return int(idx)
-    if isinstance(idx, Dimension):
-        return int(idx)
-    if is_tensor_like(idx):
-        t = convert_to_tensor(idx)
-        if t.dtype.base_dtype in (_dtypes.int32, _dtypes.int64) and t.shape.ndims != 1:
-            return t
-    raise TypeError(f"{_SLICE_TYPE_ERROR}, got {idx!r}")
-
-
-def _pack_indices(values: list[Any], dtype: _dtypes.DType, name: str) -> Tensor:
-    """One index vector for begin/end/strides: a Const when all are Python ints, else a Pack."""
-    tensors = [v for v in values if isinstance(v, Tensor)]
-    if not tensors:
-        return convert_to_tensor(np.array(values, dtype=dtype.as_numpy_dtype), name=name)
-    items = [v if not isinstance(v, Tensor) or v.dtype.base_dtype == dtype
-             else _fill_ops._cast(v, dtype) for v in values]
-    return concat_ops.stack([convert_to_tensor(v, dtype=dtype) if not isinstance(v, Tensor) else v
-                            for v in items], name=name)
-
-
-def _slice_helper(tensor: Tensor, slice_spec: Any, var: Any = None) -> Tensor:
-    """`tensor[slice_spec]`: Python indexing (ints, slices with steps, Ellipsis, tf.newaxis,
-    scalar int tensors) as one StridedSlice; a boolean tensor/array is a boolean_mask."""
-    if isinstance(slice_spec, (bool, np.bool_)) or (
-            isinstance(slice_spec, Tensor) and slice_spec.dtype.base_dtype == _dtypes.bool) or (
-            isinstance(slice_spec, np.ndarray) and slice_spec.dtype == np.bool_):
-        return boolean_mask(tensor, slice_spec)
-    if not isinstance(slice_spec, (list, tuple)):
-        slice_spec = [slice_spec]
-    begin: list[Any] = []
-    end: list[Any] = []
-    strides: list[Any] = []
-    masks = {"begin_mask": 0, "end_mask": 0, "ellipsis_mask": 0, "new_axis_mask": 0, "shrink_axis_mask": 0}
-    for i, s in enumerate(slice_spec):
-        bit = 1 << i
-        if isinstance(s, builtins_slice):
-            start, stop = s.start, s.stop
-            if start is not None and not (isinstance(start, int) and start == sys.maxsize):
-                begin.append(_check_index(start))
-            else:
-                begin.append(0)
-                masks["begin_mask"] |= bit
-            if stop is not None and not (isinstance(stop, int) and stop == sys.maxsize):
-                end.append(_check_index(stop))
-            else:
-                end.append(0)
-                masks["end_mask"] |= bit
-            strides.append(1 if s.step is None else _check_index(s.step))
-        elif s is Ellipsis or s is None:
-            begin.append(0)
-            end.append(0)
-            strides.append(1)
-            masks["ellipsis_mask" if s is Ellipsis else "new_axis_mask"] |= bit
-        else:
-            index = _check_index(s)
-            begin.append(index)
-            end.append(index + 1 if isinstance(index, int) else index)  # shrink ignores `end`
-            strides.append(1)
-            masks["shrink_axis_mask"] |= bit
-    with name_scope(None, "strided_slice", [tensor]) as scope:
-        if begin:
-            # int64 for all three when any index tensor is int64 (they share the Index attr)
-            wide = any(isinstance(v, Tensor) and v.dtype.base_dtype == _dtypes.int64
-                       for v in begin + end + strides)
-            dtype = _dtypes.int64 if wide else _dtypes.int32
-            packed = [_pack_indices(v, dtype, n)
-                      for v, n in ((begin, "stack"), (end, "stack_1"), (strides, "stack_2"))]
-        else:
-            packed = [convert_to_tensor(np.zeros([0], np.int32))] * 3
-        return apply_op(StridedSlice, name=scope, input=tensor, begin=packed[0], end=packed[1],
-                        strides=packed[2], **masks)
-
-
-Tensor._override_operator("__getitem__", _slice_helper)
-
-
 # ---------------------------------------------------------------------------------------------
 # GatherV2
 # ---------------------------------------------------------------------------------------------
-def _gather_shape(op: Any) -> list[TensorShape]:
+def _gather_shape(op: Operation) -> list[TensorShape]:
     params, indices, axis_t = op.inputs[0].shape, op.inputs[1].shape, op.inputs[2]
     batch_dims = op.get_attr("batch_dims")
     if axis_t.shape.ndims is not None and axis_t.shape.ndims != 0:
@@ -524,7 +403,7 @@ def _check_gather_indices(indices: Any, limit: int) -> None:
 
 
 @GatherV2.kernel()
-def _gather_kernel(ctx: Any) -> Any:
+def _gather_kernel(ctx: KernelContext) -> Any:
     xp, batch_dims = ctx.xp, ctx.attr("batch_dims")
     wrap = _as_array if ctx.input_dtypes[0] == _dtypes.string else (lambda v: v)
 
@@ -572,76 +451,16 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, name: Option
                     axis=index_input(0 if axis is None else axis), batch_dims=batch_dims)
 
 
-@GatherV2.gradient
-def _gather_grad(op: Any, grad: Any) -> list[Any]:
-    """Axis 0: the sparse gradient IndexedSlices(grad rows, indices, shape(params)), as TF.
-    Other axes (and batch_dims): a dense gradient by unsorted_segment_sum."""
-    params, indices, axis_t = op.inputs
-    batch_dims = op.get_attr("batch_dims")
-    grad = convert_to_tensor(grad)
-    axis = const_int(axis_t)
-    p_rank, i_rank = params.shape.ndims, indices.shape.ndims
-    if axis is not None and p_rank is not None:
-        axis %= p_rank
-    if batch_dims < 0 and i_rank is not None:
-        batch_dims += i_rank
-    params_shape = array_ops.shape(params)
-    if axis == 0 and batch_dims == 0:
-        tail = params.shape[1:] if p_rank is not None else None
-        count = indices.shape.num_elements()
-        if tail is not None and tail.is_fully_defined() and count is not None:
-            values_shape: Any = [count] + tail.as_list()
-        else:
-            values_shape = concat_ops.concat([array_ops.reshape(array_ops.size(indices), [1]),
-                                              params_shape[1:]], 0)
-        values = array_ops.reshape(grad, values_shape)
-        return [IndexedSlices(values, array_ops.reshape(indices, [-1]), params_shape), None, None]
-    if axis is None or p_rank is None or i_rank is None:
-        raise LookupError(f"The gradient of {op.name} (GatherV2) along a non-zero axis needs a constant "
-                          f"axis and params and indices of known rank")
-    return [_dense_gather_grad(params, indices, grad, axis, batch_dims), None, None]
-
-
-def _dense_gather_grad(params: Tensor, indices: Tensor, grad: Tensor, axis: int, batch_dims: int) -> Tensor:
-    """grad has shape B + M + J + T for params B + M + [n] + T and indices B + J (B the batch
-    dims, J the index dims). Rows of grad laid out as [batch * index, M, T] are summed into
-    segments batch * n + index, then moved back to params' layout."""
-    from tensorweave.ops import math as math_ops  # on use: import cycle
-    from tensorweave.ops.math import reduction as reduction_ops
-    p_rank = params.shape.ndims
-    mid, tail = axis - batch_dims, p_rank - axis - 1
-    p_shape, i_shape = array_ops.shape(params), array_ops.shape(indices)
-    mid_dims, tail_dims = p_shape[batch_dims:axis], p_shape[axis + 1:]
-    n_batch = reduction_ops.reduce_prod(p_shape[:batch_dims])
-    n_index = reduction_ops.reduce_prod(i_shape[batch_dims:])
-    n = p_shape[axis]
-    values = array_ops.reshape(grad, concat_ops.concat([[n_batch], mid_dims, [n_index], tail_dims], 0))
-    to_rows = [0, mid + 1] + list(builtins.range(1, mid + 1)) + list(builtins.range(mid + 2, mid + 2 + tail))
-    values = array_ops.transpose(values, to_rows)
-    values = array_ops.reshape(values, concat_ops.concat([[n_batch * n_index], mid_dims, tail_dims], 0))
-    ids = array_ops.reshape(indices, concat_ops.stack([n_batch, n_index]))
-    if batch_dims:
-        index_dtype = indices.dtype.base_dtype
-        offsets = _fill_ops.range(0, n_batch, 1) * n
-        ids = ids + array_ops.expand_dims(math_ops.cast(offsets, index_dtype), 1)
-    summed = math_ops.unsorted_segment_sum(values, array_ops.reshape(ids, [-1]), n_batch * n)
-    summed = array_ops.reshape(summed, concat_ops.concat([[n_batch, n], mid_dims, tail_dims], 0))
-    back = [0] + list(builtins.range(2, mid + 2)) + [1] + list(builtins.range(mid + 2, mid + 2 + tail))
-    result = array_ops.reshape(array_ops.transpose(summed, back), p_shape)
-    result.set_shape(params.shape)
-    return result
-
-
 # ---------------------------------------------------------------------------------------------
 # Where (one argument): coordinates of the true / non-zero elements
 # ---------------------------------------------------------------------------------------------
 Where = define_op("Where", inputs=["input: T"], outputs=["index: int64"],
-                  attrs=[f"T: {{{_fill_ops._NUMBER_TYPES}, bool}} = bool"],
+                  attrs=[f"T: {{{_NUMBER_TYPES}, bool}} = bool"],
                   shape_fn=lambda op: [TensorShape([None, op.inputs[0].shape.ndims])])
 
 
 @Where.kernel()
-def _where_kernel(ctx: Any) -> Any:
+def _where_kernel(ctx: KernelContext) -> Any:
     xp = ctx.xp
     return lambda x: xp.argwhere(x).astype(np.int64, copy=False)
 
@@ -675,11 +494,11 @@ def boolean_mask(tensor: Any, mask: Any, name: str = "boolean_mask", axis: Any =
         if static and (first_dim is not None or 0 not in head.as_list() + tail.as_list()):
             new_shape: Any = head.as_list() + [-1 if first_dim is None else first_dim] + tail.as_list()
         else:
-            full = array_ops.shape(tensor)
-            new_shape = concat_ops.concat([full[:axis], [array_ops.size(mask)], full[axis + k:]], 0)
-        flat = array_ops.reshape(tensor, new_shape)
+            full = shape(tensor)
+            new_shape = concat([full[:axis], [size(mask)], full[axis + k:]], 0)
+        flat = reshape(tensor, new_shape)
         flat.set_shape(as_shape(head).concatenate([first_dim]).concatenate(tail))
-        indices = array_ops.squeeze(_where_indices(array_ops.reshape(mask, [-1])), axis=[1])
+        indices = squeeze(_where_indices(reshape(mask, [-1])), axis=[1])
         return gather(flat, indices, axis=axis)
 
 
@@ -698,7 +517,7 @@ def _reverse_axes(axes: list[int], rank: int, error: Any) -> tuple[int, ...]:
     return tuple(sorted(seen))
 
 
-def _reverse_shape(op: Any) -> list[TensorShape]:
+def _reverse_shape(op: Operation) -> list[TensorShape]:
     x, axis_t = op.inputs
     _check_vector(op, axis_t)
     axes = const_ints(axis_t)
@@ -713,7 +532,7 @@ ReverseV2 = define_op("ReverseV2", inputs=["tensor: T", "axis: Tidx"], outputs=[
 
 
 @ReverseV2.kernel()
-def _reverse_kernel(ctx: Any) -> Any:
+def _reverse_kernel(ctx: KernelContext) -> Any:
     xp = ctx.xp
 
     def compute(x: Any, axis: Any) -> Any:
@@ -731,6 +550,3 @@ def reverse(tensor: Any, axis: Any, name: Optional[str] = None) -> Any:
 reverse_v2 = reverse
 
 
-@ReverseV2.gradient
-def _reverse_grad(op: Any, grad: Any) -> list[Any]:
-    return [reverse(convert_to_tensor(grad), op.inputs[1]), None]

@@ -11,7 +11,7 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, as_shape, unknown_shape
 from tensorweave.framework.tensor_util import constant_value
-from tensorweave.ops.array.creation import range as tf_range
+from tensorweave.ops.array.array_impl import range as tf_range
 from tensorweave.ops.array.shaping import identity, shape
 from tensorweave.ops.control_flow.tensor_array_ops import (
     TensorArrayCloseV3,

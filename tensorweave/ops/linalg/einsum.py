@@ -12,7 +12,8 @@ from tensorweave.framework import tensor_util
 from tensorweave.framework.graph import Tensor, name_scope
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops.array.joining import stack
-from tensorweave.ops.array.shaping import identity, reshape, shape, transpose
+from tensorweave.ops.array.shaping import identity, reshape, shape
+from tensorweave.ops.array.transposition import transpose
 from tensorweave.ops.linalg.linalg_impl import matmul
 from tensorweave.ops.linalg.matrix import matrix_diag_part
 from tensorweave.ops.math.elementwise import multiply

@@ -13,10 +13,11 @@ from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework.graph import Tensor, name_scope
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.ops.array.array_impl import range as _range
 from tensorweave.ops.array.creation import ones, pad
-from tensorweave.ops.array.creation import range as _range
 from tensorweave.ops.array.joining import concat, stack
-from tensorweave.ops.array.shaping import rank, squeeze, transpose
+from tensorweave.ops.array.shaping import rank, squeeze
+from tensorweave.ops.array.transposition import transpose
 from tensorweave.ops.linalg.matrix import BatchMatMulV2, MatMul, matrix_diag, matrix_diag_part
 from tensorweave.ops.math.cast import cast
 from tensorweave.ops.math.elementwise import abs as _abs, minimum, pow as _pow, sqrt

@@ -11,9 +11,10 @@ import numpy as np
 from tensorweave.framework.graph import Tensor, name_scope
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.ops.array.creation import range as _range
-from tensorweave.ops.array.shaping import identity, rank, stop_gradient, transpose
+from tensorweave.ops.array.array_impl import range as _range
+from tensorweave.ops.array.shaping import identity, rank, stop_gradient
 from tensorweave.ops.array.slicing import _where_indices
+from tensorweave.ops.array.transposition import transpose
 from tensorweave.ops.math.elementwise import add, exp, is_finite, log
 from tensorweave.ops.math.reduction import AddN, _lookup, reduce_max, reduce_sum
 from tensorweave.ops.math.select import Select, SelectV2

@@ -7,7 +7,8 @@ from typing import Any, Optional
 from tensorweave.framework import tensor_util
 from tensorweave.framework.graph import name_scope
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.ops.array.shaping import shape, transpose
+from tensorweave.ops.array.shaping import shape
+from tensorweave.ops.array.transposition import transpose
 from tensorweave.ops.math.elementwise import negative
 
 __all__ = ["sort", "argsort"]

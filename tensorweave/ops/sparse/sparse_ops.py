@@ -1,25 +1,24 @@
-"""Sparse-to-dense conversion: the SparseToDense op, `tf.sparse_to_dense`,
-`tf.sparse_tensor_to_dense` and `tf.sparse_placeholder` (TF1's sparse_ops)."""
+"""Sparse-to-dense conversion: the SparseToDense op, `tf.sparse_to_dense` and
+`tf.sparse_tensor_to_dense` (TF1's sparse_ops). The gradient is in grad.py."""
 from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
 import numpy as np
 
-from tensorweave.framework import dtypes as _dtypes
-from tensorweave.framework import errors
 from tensorweave.framework import tensor_util
-from tensorweave.framework.graph import Tensor, name_scope
+from tensorweave.framework.graph import Operation, Tensor
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.sparse_tensor import SparseTensor, convert_to_tensor_or_sparse_tensor
 from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.ops._util import invalid
 
-__all__ = ["sparse_to_dense", "sparse_tensor_to_dense", "sparse_placeholder"]
+__all__ = ["sparse_to_dense", "sparse_tensor_to_dense"]
 
 
-def _sparse_to_dense_shape(op: Any) -> list[TensorShape]:
+def _sparse_to_dense_shape(op: Operation) -> list[TensorShape]:
     indices, output_shape = op.inputs[0].shape, op.inputs[1].shape
     if indices.ndims is not None and indices.ndims > 2:
         raise ValueError(f"Shape must be at most rank 2 but is rank {indices.ndims} for "
@@ -79,7 +78,7 @@ def _check_indices(idx: Any, dims: Any, ordered: bool) -> None:
 
 
 @SparseToDense.kernel()
-def _sparse_to_dense_kernel(ctx: Any) -> Callable:
+def _sparse_to_dense_kernel(ctx: KernelContext) -> Callable:
     validate = ctx.attr("validate_indices")
     np_type = ctx.output_dtypes[0].as_numpy_dtype
 
@@ -94,32 +93,6 @@ def _sparse_to_dense_kernel(ctx: Any) -> Callable:
         return out
 
     return compute
-
-
-@SparseToDense.gradient
-def _sparse_to_dense_grad(op: Any, grad: Any) -> list[Any]:
-    """d sparse_values: the incoming gradient at each index (gathered from the flattened
-    gradient at row-major linear positions); d default_value: the rest of the gradient's sum."""
-    from tensorweave.ops import array as array_ops, math as math_ops
-    from tensorweave.ops.array import creation as fill_ops, slicing as slicing_ops
-    from tensorweave.ops.math import reduction as reduction_ops
-    indices, output_shape, values = op.inputs[0], op.inputs[1], op.inputs[2]
-    with name_scope("SparseToDenseGrad"):
-        shape = math_ops.cast(output_shape, _dtypes.int64)
-        rank = array_ops.size(shape)
-        positions = fill_ops.range(rank)
-        # strides[k] = prod(shape[k+1:]): a row-major position's weight for coordinate k.
-        later = math_ops.greater(array_ops.expand_dims(positions, 0), array_ops.expand_dims(positions, 1))
-        factors = math_ops.where(later, array_ops.tile(array_ops.expand_dims(shape, 0), [rank, 1]),
-                                 fill_ops.ones_like(later, dtype=_dtypes.int64))
-        strides = reduction_ops.reduce_prod(factors, axis=1)
-        coords = array_ops.reshape(math_ops.cast(indices, _dtypes.int64), [-1, rank])
-        linear = reduction_ops.reduce_sum(coords * strides, axis=1)
-        values_grad = slicing_ops.gather(array_ops.reshape(grad, [-1]), linear)
-        default_grad = reduction_ops.reduce_sum(grad) - reduction_ops.reduce_sum(values_grad)
-        if values.shape.ndims == 0:  # one value broadcast to every index
-            values_grad = reduction_ops.reduce_sum(values_grad)
-    return [None, None, values_grad, default_grad]
 
 
 def sparse_to_dense(sparse_indices: Any, output_shape: Any, sparse_values: Any, default_value: Any = 0,
@@ -141,20 +114,3 @@ def sparse_tensor_to_dense(sp_input: Any, default_value: Any = 0, validate_indic
     return sparse_to_dense(sp_input.indices, sp_input.dense_shape, sp_input.values,
                            default_value=default_value, validate_indices=validate_indices,
                            name=name or "SparseToDense")
-
-
-def sparse_placeholder(dtype: Any, shape: Any = None, name: Optional[str] = None) -> SparseTensor:
-    """A SparseTensor whose three parts must be fed (feed a tf.SparseTensorValue for it).
-    A fully known `shape` makes `dense_shape` a constant."""
-    from tensorweave.ops.array.constant_op import constant, placeholder
-    from tensorweave.framework.tensor_shape import as_shape
-    static = None if shape is None else as_shape(shape)
-    rank = None if static is None else static.ndims
-    with name_scope(name, "SparsePlaceholder"):
-        values = placeholder(dtype, shape=[None], name="values")
-        indices = placeholder(_dtypes.int64, shape=[None, rank], name="indices")
-        if static is not None and static.is_fully_defined():
-            dense_shape = constant(np.array(static.as_list(), dtype=np.int64), name="shape")
-        else:
-            dense_shape = placeholder(_dtypes.int64, shape=[rank], name="shape")
-    return SparseTensor(indices, values, dense_shape)

@@ -1,4 +1,4 @@
-"""fill_ops.py: fill, zeros/ones(_like), range, linspace, one_hot and pad."""
+"""array/creation.py and array_impl.py: fill, zeros/ones(_like), range, linspace, one_hot and pad."""
 import numpy as np
 import pytest
 

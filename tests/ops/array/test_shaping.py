@@ -1,12 +1,14 @@
-"""array_ops.py and concat_ops.py: identity, shape queries, reshape, transpose, expand_dims,
-squeeze, tile, broadcast_to, concat, split, stack, unstack and list autopacking."""
+"""array/shaping.py, transposition.py and joining.py: identity, shape queries, reshape,
+transpose, expand_dims, squeeze, tile, broadcast_to, concat, split, stack, unstack and list
+autopacking."""
 import numpy as np
 import pytest
 
 import tensorweave as tf
 from tensorweave.framework import tensor_util
 from tensorweave.ops import array as array_ops
-from tensorweave.ops.array import creation as fill_ops, joining as concat_ops, slicing as slicing_ops
+from tensorweave.ops.array import array_impl, creation as fill_ops, joining as concat_ops
+from tensorweave.ops.array import shaping, slicing as slicing_ops, transposition
 from tensorweave.testing.op_test import check_op, evaluate
 
 X = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
@@ -19,7 +21,7 @@ def run_error(tensor, feed_dict, match):
 
 # -- module layout ---------------------------------------------------------------------------
 def test_array_ops_reexports_whole_family():
-    for module in (concat_ops, fill_ops, slicing_ops):
+    for module in (shaping, transposition, concat_ops, fill_ops, slicing_ops, array_impl):
         for name in module.__all__:
             assert name in array_ops.__all__
             assert getattr(array_ops, name) is getattr(module, name)

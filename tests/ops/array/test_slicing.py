@@ -1,4 +1,4 @@
-"""slicing_ops.py: slice, strided_slice and Tensor.__getitem__, gather, Where coordinates,
+"""array/slicing.py and array_impl.py: slice, strided_slice and Tensor.__getitem__, gather, Where coordinates,
 boolean_mask and reverse."""
 import sys
 
