@@ -23,7 +23,7 @@ from tensorweave.ops.array.constant import constant
 from tensorweave.ops.linalg.matrix import matmul
 from tensorweave.ops.nn import conv, cross_entropy, depthwise_conv, nn_ops, normalization, pooling
 from tensorweave.ops.nn.nn_impl import log_softmax, softmax
-from tensorweave.ops.nn.normalization import _Layout
+from tensorweave.ops.nn.normalization import BatchNormLayout
 
 
 # ---------------------------------------------------------------------------------------------
@@ -199,7 +199,7 @@ def _bn_attrs(op: Operation) -> dict[str, Any]:
     return {k: op.get_attr(k) for k in ("epsilon", "data_format", "is_training")}
 
 
-def _per_channel(layout: _Layout, v: Any) -> Any:
+def _per_channel(layout: BatchNormLayout, v: Any) -> Any:
     return array_ops.reshape(v, [-1, 1, 1]) if layout.nchw else v
 
 
@@ -209,7 +209,7 @@ def _batch_norm_grad(op: Operation, dy: Any, d_mean: Any, d_var: Any, *_reserve:
     """Gradients of y through the grad op; of the batch_mean / batch_variance outputs (which
     TF drops) and, in inference mode, of y with respect to mean and variance, as composites."""
     x, scale, offset, mean, variance = op.inputs
-    attrs, layout = _bn_attrs(op), _Layout(op.get_attr("data_format"))
+    attrs, layout = _bn_attrs(op), BatchNormLayout(op.get_attr("data_format"))
     v3 = op.type == "FusedBatchNormV3"
     grad_op = normalization.FusedBatchNormGradV3 if v3 else normalization.FusedBatchNormGrad
     reserve = list(op.outputs[3:5]) if attrs["is_training"] else [mean, variance]
@@ -247,7 +247,7 @@ def _batch_norm_grad_grad(op: Operation, ddx: Any, dd_scale: Any, dd_offset: Any
       inference: dx = dy * scale * inv, with mean and variance the op's inputs.
     The result is the gradient of <ddx, dx> + <dd_scale, d_scale> + <dd_offset, d_offset>."""
     dy, x, scale, mean, variance = op.inputs[:5]
-    layout = _Layout(op.get_attr("data_format"))
+    layout = BatchNormLayout(op.get_attr("data_format"))
     epsilon, axes = op.get_attr("epsilon"), list(layout.axes)
     rest = [None] * (len(op.inputs) - 5)
     s, dd_scale_b, dd_offset_b = (_per_channel(layout, t) for t in (scale, dd_scale, dd_offset))

@@ -102,7 +102,7 @@ FusedBatchNormGradV3 = define_op(
     attrs=["T: {float16, float32, float64}", "U: {float32, float64}", *_BN_ATTRS], shape_fn=_bn_grad_shape)
 
 
-class _Layout:
+class BatchNormLayout:
     """Reduction axes and the broadcast shape of per-channel vectors for a data format."""
 
     def __init__(self, data_format: str) -> None:
@@ -124,7 +124,7 @@ class _Layout:
 
 
 def _bn_forward(ctx: KernelContext) -> Callable:
-    layout = _Layout(ctx.attr("data_format"))
+    layout = BatchNormLayout(ctx.attr("data_format"))
     eps, training = ctx.attr("epsilon"), ctx.attr("is_training")
     factor = ctx.attrs.get("exponential_avg_factor", 1.0)
     u_dtype = ctx.output_dtypes[1].as_numpy_dtype
@@ -159,7 +159,7 @@ def _bn_forward(ctx: KernelContext) -> Callable:
 
 
 def _bn_backward(ctx: KernelContext) -> Callable:
-    layout = _Layout(ctx.attr("data_format"))
+    layout = BatchNormLayout(ctx.attr("data_format"))
     eps, training = ctx.attr("epsilon"), ctx.attr("is_training")
     u_dtype = ctx.output_dtypes[1].as_numpy_dtype
     t_dtype = ctx.output_dtypes[0].as_numpy_dtype
