@@ -45,7 +45,8 @@ TIER2: dict[str, set[str]] = {
 
     "debugging": {"check_ops", "printing"},
 
-    "control_flow": {"contexts", "cond", "while_loop", "functional_ops", "tensor_array", "grad_state", "context_protos"},
+    "control_flow": {"contexts", "cond", "while_loop", "functional_ops", "tensor_array", "grad_state",
+                     "context_protos"},
 
     "random": {"draws"},
 

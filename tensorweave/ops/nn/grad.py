@@ -375,7 +375,8 @@ _V2 = ("padding", "data_format")
 
 @pooling.MaxPool.gradient
 def _max_pool_grad(op: Operation, grad: Any) -> Any:
-    return apply_op(pooling.MaxPoolGrad, orig_input=op.inputs[0], orig_output=op.outputs[0], grad=grad, **_pool_attrs(op, _V1))
+    return apply_op(pooling.MaxPoolGrad, orig_input=op.inputs[0], orig_output=op.outputs[0], grad=grad,
+                    **_pool_attrs(op, _V1))
 
 
 @pooling.MaxPoolV2.gradient
@@ -387,7 +388,8 @@ def _max_pool_v2_grad(op: Operation, grad: Any) -> list[Any]:
 
 @pooling.AvgPool.gradient
 def _avg_pool_grad(op: Operation, grad: Any) -> Any:
-    return apply_op(pooling.AvgPoolGrad, orig_input_shape=array_ops.shape(op.inputs[0]), grad=grad, **_pool_attrs(op, _V1))
+    return apply_op(pooling.AvgPoolGrad, orig_input_shape=array_ops.shape(op.inputs[0]), grad=grad,
+                    **_pool_attrs(op, _V1))
 
 
 @pooling.AvgPoolGrad.gradient

@@ -33,7 +33,9 @@ from tensorweave.ops.kernels.conv_geometry import convert_padding, get_sequence
 from tensorweave.ops.linalg.linalg_impl import matmul
 from tensorweave.ops.math.cast import cast
 from tensorweave.ops.math.math_impl import where, where_v2
-from tensorweave.ops.math.elementwise import abs, add, exp, greater_equal, log1p, maximum, multiply, realdiv, rsqrt, square, squared_difference, subtract
+from tensorweave.ops.math.elementwise import (  # noqa: A004  (tf.abs)
+    abs, add, exp, greater_equal, log1p, maximum, multiply, realdiv, rsqrt, square, squared_difference,
+    subtract)
 from tensorweave.ops.math.reduction import count_nonzero, reduce_mean, reduce_sum
 from tensorweave.ops.nn.conv import Conv2D, conv2d, pick
 from tensorweave.ops.nn.cross_entropy import (
