@@ -39,13 +39,14 @@ TIER2: dict[str, set[str]] = {
 
     "linalg": {"linalg_impl", "einsum"},
 
-    "nn": {"embedding", "rnn", "rnn_cell", "losses"},
+    "nn": {"nn_impl", "embedding", "rnn", "rnn_cell", "losses"},
 
     "state": {"variables", "variable_scope", "init_ops", "template", "critical_section"},
 
     "debugging": {"check_ops", "printing"},
 
-    "control_flow": {"contexts", "cond", "while_loop", "functional_ops", "tensor_array", "grad_state", "context_protos"},
+    "control_flow": {"contexts", "cond", "while_loop", "functional_ops", "tensor_array", "grad_state",
+                     "context_protos"},
 
     "random": {"draws"},
 
@@ -80,12 +81,6 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
     ("tensorweave.ops.math.operators", "tensorweave.ops.linalg.linalg_impl"):
         "linalg_impl (tf.matmul, for Tensor.__matmul__) imports math modules, whose package "
         "installs the operators",
-    ("tensorweave.ops.math.clip", "tensorweave.ops.nn.nn_ops"):
-        "nn_ops (tf.nn.l2_loss) imports the math package, which imports clip (hoist once nn's tier 1 "
-        "does not)",
-    ("tensorweave.ops.math.sort", "tensorweave.ops.nn.nn_ops"):
-        "nn_ops (tf.nn.top_k) imports the math package, which imports sort (hoist once nn's tier 1 "
-        "does not)",
 }
 
 _LAYER_OF_TOP = {"framework": 0, "lib": 0, "ops": 1, "gradients": 2, "runtime": 3, "training": 4}

@@ -85,7 +85,8 @@ class Optimizer:
             raise ValueError("No variables provided.")
         live = [(g, v) for g, v in grads_and_vars if g is not None]
         if not live:
-            raise ValueError(f"No gradients provided for any variable: {[(str(g), v.name) for g, v in grads_and_vars]}.")
+            pairs = [(str(g), v.name) for g, v in grads_and_vars]
+            raise ValueError(f"No gradients provided for any variable: {pairs}.")
         graph = live[0][1].graph
         with graph.as_default():
             with _graph.control_dependencies(None):

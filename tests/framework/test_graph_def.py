@@ -168,7 +168,7 @@ def test_import_input_map_return_elements_and_empty_name():
 
 def test_import_control_dependency_context_and_device_scope():
     a = tf.constant(1.0, name="a")
-    b = tf.add(a, 1.0, name="b")
+    tf.add(a, 1.0, name="b")
     graph_def = tf.get_default_graph().as_graph_def()
     with tf.Graph().as_default() as g:
         gate = tf.no_op(name="gate")

@@ -42,7 +42,7 @@ def test_ema_zero_debias_on_tensor_and_type_check():
     ema = tf.train.ExponentialMovingAverage(0.5, zero_debias=True, name="zd")
     update = ema.apply([t])
     assert ema.average(t).op.name == "t/zd"
-    biased, debiased = np.zeros(2), []
+    biased = np.zeros(2)
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         for k in range(1, 4):

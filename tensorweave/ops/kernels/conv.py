@@ -157,7 +157,8 @@ class ConvEngine:
         if self.empty:
             return np.zeros((g.n, g.h, g.w, g.c), self.dtype)
         if not self._flip_checked:  # built on first use: most engines never need it
-            self._flip = _flip_engine(g, self.out_c, self.dtype, self.runner) if g.sh == g.sw == 1 and g.c >= 8 else None
+            flippable = g.sh == g.sw == 1 and g.c >= 8
+            self._flip = _flip_engine(g, self.out_c, self.dtype, self.runner) if flippable else None
             self._flip_checked = True
         if self._flip is not None:
             flipped = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))

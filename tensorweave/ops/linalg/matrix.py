@@ -459,7 +459,7 @@ MatrixDiag = define_op("MatrixDiag", inputs=["diagonal: T"], outputs=["output: T
 def _matrix_diag_kernel(ctx: KernelContext) -> Callable[..., Any]:
     xp = ctx.xp
     np_dtype = np.dtype(ctx.output_dtypes[0].as_numpy_dtype)
-    fill = b"" if np_dtype == object else 0  # strings pad with empty strings, numbers with zeros
+    fill = b"" if np_dtype.kind == "O" else 0  # strings pad with empty strings, numbers with zeros
 
     def compute(x: Any) -> Any:
         if x.ndim < 1:

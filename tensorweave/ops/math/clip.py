@@ -13,6 +13,7 @@ from tensorweave.ops.math.cast import cast
 from tensorweave.ops.math.elementwise import maximum, minimum, rsqrt, sqrt, truediv
 from tensorweave.ops.math.math_impl import where_v2
 from tensorweave.ops.math.reduction import reduce_sum
+from tensorweave.ops.nn.nn_ops import l2_loss
 
 __all__ = ["clip_by_norm", "clip_by_global_norm", "global_norm", "clip_by_average_norm"]
 
@@ -37,8 +38,6 @@ def global_norm(t_list: Sequence[Any], name: Optional[str] = None) -> Any:
     TF builds it: sqrt(2 * sum(stack([L2Loss(t) for t]))). (An L2Loss is one BLAS dot product;
     reduce_sum(t * t) wrote a squared copy first: 1.06 ms against 0.28 on bench/lstm_step.py's
     [200, 10000] gradient.)"""
-    # late: nn_ops imports the math package, which imports this module
-    from tensorweave.ops.nn.nn_ops import l2_loss
     present = [t for t in t_list if t is not None]
     with _graph.name_scope(name, "global_norm", present) as scope:
         halves = []

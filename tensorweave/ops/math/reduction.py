@@ -27,7 +27,6 @@ from tensorweave.ops import _util
 from tensorweave.ops._util import format_dims, invalid, register_kernel
 from tensorweave.ops.kernels.buffer_forwarding import forwardable
 from tensorweave.ops.kernels.scatter import scatter_reduce
-from tensorweave.ops._util import invalid, quiet_numpy_warnings, register_kernel
 from tensorweave.ops.math.cast import cast
 from tensorweave.ops.math.elementwise import not_equal
 

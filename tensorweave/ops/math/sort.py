@@ -10,6 +10,7 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops.array.shaping import shape
 from tensorweave.ops.array.transposition import transpose
 from tensorweave.ops.math.elementwise import negative
+from tensorweave.ops.nn.nn_ops import top_k
 
 __all__ = ["sort", "argsort"]
 
@@ -17,8 +18,6 @@ _DIRECTIONS = ("ASCENDING", "DESCENDING")
 
 
 def _sort_or_argsort(values: Any, axis: Any, direction: str, return_argsort: bool) -> Any:
-    # late: nn_ops imports the math package, which imports this module
-    from tensorweave.ops.nn.nn_ops import top_k
     if direction not in _DIRECTIONS:
         raise ValueError(f"Argument `direction` should be one of {', '.join(_DIRECTIONS)}. "
                          f"Received: direction={direction}")

@@ -1,21 +1,49 @@
-"""Neural-network ops (`tf.nn`): activations, softmax and cross-entropy, normalization, convolution and pooling, and the libraries built on them (embedding lookup, RNNs and cells, `tf.losses`).
+"""Neural-network ops (`tf.nn`): activations, softmax and cross-entropy, normalization, convolution
+and pooling, and the libraries built on them (embedding lookup, RNNs and cells, `tf.losses`).
 
-The family's public names (TF's nn_ops namespace) are re-exported here."""
-from tensorweave.ops.nn.nn_ops import (
-    bias_add, BiasAdd, BiasAddGrad, dropout, Elu, elu, EluGrad, in_top_k, InTopK, InTopKV2, l2_loss,
-    L2Loss, leaky_relu, LeakyRelu, LeakyReluGrad, log_softmax, LogSoftmax, Relu, relu, Relu6, relu6,
-    Relu6Grad, relu_layer, ReluGrad, selu, Selu, SeluGrad, Softmax, softmax, Softplus, softplus,
-    SoftplusGrad, Softsign, softsign, SoftsignGrad, top_k, TopKV2, xw_plus_b)
+Tier 1 (op declarations, kernels, 1:1 wrappers): nn_ops, cross_entropy, normalization, conv,
+depthwise_conv, pooling. Tier 2 (composites over other families): nn_impl, embedding, rnn,
+rnn_cell, losses. Gradients: grad.py. The family's public names are re-exported here.
+"""
 from tensorweave.ops.math.elementwise import sigmoid, tanh
-
-from tensorweave.ops.nn.cross_entropy import (sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits, softmax_cross_entropy_with_logits_v2, sparse_softmax_cross_entropy_with_logits, weighted_cross_entropy_with_logits)
-from tensorweave.ops.nn.normalization import (batch_normalization, fused_batch_norm, l2_normalize, local_response_normalization, lrn, moments)
+from tensorweave.ops.nn import rnn_cell
+from tensorweave.ops.nn.conv import (  # noqa: F401  (op definitions too)
+    atrous_conv2d, Conv2D, conv2d, conv2d_backprop_filter, conv2d_backprop_input, conv2d_transpose,
+    Conv2DBackpropFilter, Conv2DBackpropInput)
+from tensorweave.ops.nn.cross_entropy import (  # noqa: F401  (op definitions)
+    SoftmaxCrossEntropyWithLogits, SparseSoftmaxCrossEntropyWithLogits)
+from tensorweave.ops.nn.depthwise_conv import (  # noqa: F401  (op definitions too)
+    depthwise_conv2d, depthwise_conv2d_native, depthwise_conv2d_native_backprop_filter,
+    depthwise_conv2d_native_backprop_input, DepthwiseConv2dNative, DepthwiseConv2dNativeBackpropFilter,
+    DepthwiseConv2dNativeBackpropInput, separable_conv2d)
+from tensorweave.ops.nn.embedding import embedding_lookup, embedding_lookup_sparse
+from tensorweave.ops.nn.nn_impl import (
+    batch_normalization, conv1d, convolution, dropout, l2_normalize, leaky_relu, log_softmax, moments,
+    relu_layer, sigmoid_cross_entropy_with_logits, softmax, softmax_cross_entropy_with_logits,
+    softmax_cross_entropy_with_logits_v2, sparse_softmax_cross_entropy_with_logits,
+    weighted_cross_entropy_with_logits, xw_plus_b, zero_fraction)
+from tensorweave.ops.nn.nn_ops import (  # noqa: F401  (op definitions too)
+    bias_add, BiasAdd, BiasAddGrad, Elu, elu, EluGrad, in_top_k, InTopK, InTopKV2, l2_loss, L2Loss,
+    LeakyRelu, LeakyReluGrad, LogSoftmax, Relu, relu, Relu6, relu6, Relu6Grad, ReluGrad, selu, Selu,
+    SeluGrad, Softmax, Softplus, softplus, SoftplusGrad, Softsign, softsign, SoftsignGrad, top_k, TopKV2)
+from tensorweave.ops.nn.normalization import (  # noqa: F401  (op definitions too)
+    fused_batch_norm, FusedBatchNorm, FusedBatchNormGrad, FusedBatchNormGradV3, FusedBatchNormV3,
+    local_response_normalization, LRN, LRNGrad, lrn)
+from tensorweave.ops.nn.pooling import (  # noqa: F401  (op definitions too)
+    avg_pool, avg_pool2d, AvgPool, AvgPoolGrad, max_pool, max_pool2d, max_pool_v2, MaxPool, MaxPoolGrad,
+    MaxPoolGradGrad, MaxPoolGradGradV2, MaxPoolGradV2, MaxPoolV2)
+from tensorweave.ops.nn.rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_rnn
 
 __all__ = [
     "relu", "relu6", "elu", "selu", "softplus", "softsign", "leaky_relu", "sigmoid", "tanh", "softmax",
     "log_softmax", "bias_add", "xw_plus_b", "relu_layer", "l2_loss", "top_k", "in_top_k", "dropout",
-    "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2",
+    "zero_fraction", "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2",
     "sparse_softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
     "weighted_cross_entropy_with_logits", "fused_batch_norm", "batch_normalization", "moments",
-    "l2_normalize", "local_response_normalization", "lrn",
+    "l2_normalize", "local_response_normalization", "lrn", "conv1d", "conv2d", "conv2d_backprop_input",
+    "conv2d_backprop_filter", "conv2d_transpose", "atrous_conv2d", "convolution", "depthwise_conv2d",
+    "depthwise_conv2d_native", "depthwise_conv2d_native_backprop_input",
+    "depthwise_conv2d_native_backprop_filter", "separable_conv2d", "max_pool", "max_pool2d", "max_pool_v2",
+    "avg_pool", "avg_pool2d", "embedding_lookup", "embedding_lookup_sparse", "dynamic_rnn", "static_rnn",
+    "bidirectional_dynamic_rnn", "rnn_cell",
 ]

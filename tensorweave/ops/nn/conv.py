@@ -1,13 +1,13 @@
 """2-D convolution (white paper Table 1: Conv2D): Conv2D, Conv2DBackpropInput and
-Conv2DBackpropFilter with their gradients, and the TF1 wrappers tf.nn.conv2d,
-conv2d_backprop_input, conv2d_backprop_filter, conv2d_transpose, atrous_conv2d, conv1d and
-convolution.
+Conv2DBackpropFilter, and the TF1 wrappers tf.nn.conv2d, conv2d_backprop_input,
+conv2d_backprop_filter, conv2d_transpose and atrous_conv2d. conv1d and convolution (which reshape
+with array ops) are in nn_impl.py; the gradients in grad.py.
 
 Kernels compute in NHWC (NCHW inputs are transposed in and out), with SAME, VALID and EXPLICIT
 padding, strides, dilations and grouped filters (input depth a multiple of the filter depth, as
 TF's CPU kernels allow). The arithmetic is in conv_kernels.ConvEngine: im2col plus BLAS, with the
 batch split over the device's thread pool. float16 is computed in float32 and rounded once.
-Depthwise convolution is in depthwise_conv_ops.py, pooling in pooling_ops.py.
+Depthwise convolution is in depthwise_conv.py, pooling in pooling.py.
 """
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from tensorweave.framework import tensor_util
-from tensorweave.framework.graph import name_scope
+from tensorweave.framework.graph import name_scope, Operation
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
-from tensorweave.ops import array as array_ops
 from tensorweave.ops._util import shape_error
 from tensorweave.ops.kernels.conv_geometry import (
     convert_padding, Geometry, get_sequence, node_window_attrs, spatial_dims, static_output_shape,
@@ -32,7 +32,7 @@ from tensorweave.ops.kernels.intra_op import ChunkRunner
 from tensorweave.ops._util import format_dims
 
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv2d_transpose",
-           "atrous_conv2d", "conv1d", "convolution"]
+           "atrous_conv2d"]
 
 _CONV_ATTRS = ["strides: list(int)", "use_cudnn_on_gpu: bool = true",
                "padding: {'SAME', 'VALID', 'EXPLICIT'}", "explicit_paddings: list(int) = []",
@@ -43,12 +43,12 @@ _WINDOW_NAMES = ("dilations", "explicit_paddings")
 # ---------------------------------------------------------------------------------------------
 # Shape functions
 # ---------------------------------------------------------------------------------------------
-def static_attrs(op: Any, names: Sequence[str] = _WINDOW_NAMES) -> WindowAttrs:
+def static_attrs(op: Operation, names: Sequence[str] = _WINDOW_NAMES) -> WindowAttrs:
     """The node's window attrs, checked at graph construction (ValueError naming the node)."""
     return node_window_attrs(op.get_attr, op.type, lambda msg: shape_error(op, msg), names)
 
 
-def with_rank4(op: Any, shape: TensorShape) -> TensorShape:
+def with_rank4(op: Operation, shape: TensorShape) -> TensorShape:
     if shape.ndims is None:
         return unknown_shape(4)
     if shape.ndims != 4:
@@ -56,7 +56,7 @@ def with_rank4(op: Any, shape: TensorShape) -> TensorShape:
     return shape
 
 
-def _conv_output_shape(op: Any, attrs: WindowAttrs, x: TensorShape, f: TensorShape) -> TensorShape:
+def _conv_output_shape(op: Operation, attrs: WindowAttrs, x: TensorShape, f: TensorShape) -> TensorShape:
     _, _, c_axis = spatial_dims(attrs.data_format)
     in_c, f_in, f_out = x.dims[c_axis].value, f.dims[2].value, f.dims[3].value
     if in_c is not None and f_in is not None:
@@ -68,12 +68,12 @@ def _conv_output_shape(op: Any, attrs: WindowAttrs, x: TensorShape, f: TensorSha
     return static_output_shape(op, attrs, x, (f.dims[0], f.dims[1]), f.dims[3])
 
 
-def _conv2d_shape(op: Any) -> list[TensorShape]:
+def _conv2d_shape(op: Operation) -> list[TensorShape]:
     x, f = with_rank4(op, op.inputs[0].shape), with_rank4(op, op.inputs[1].shape)
     return [_conv_output_shape(op, static_attrs(op), x, f)]
 
 
-def sizes_shape(op: Any, index: int) -> TensorShape:
+def sizes_shape(op: Operation, index: int) -> TensorShape:
     """The shape named by a sizes input (input_sizes / filter_sizes), as far as it is known."""
     sizes = op.inputs[index]
     if sizes.shape.ndims is not None and sizes.shape.ndims != 1:
@@ -85,7 +85,7 @@ def sizes_shape(op: Any, index: int) -> TensorShape:
     return shape
 
 
-def _backprop_input_shape(op: Any) -> list[TensorShape]:
+def _backprop_input_shape(op: Operation) -> list[TensorShape]:
     attrs = static_attrs(op)
     f, dy = with_rank4(op, op.inputs[1].shape), with_rank4(op, op.inputs[2].shape)
     h_axis, w_axis, c_axis = spatial_dims(attrs.data_format)
@@ -99,7 +99,7 @@ def _backprop_input_shape(op: Any) -> list[TensorShape]:
     return [sizes if sizes.ndims is not None else unknown_shape(4)]
 
 
-def _backprop_filter_shape(op: Any) -> list[TensorShape]:
+def _backprop_filter_shape(op: Operation) -> list[TensorShape]:
     static_attrs(op)
     with_rank4(op, op.inputs[0].shape)
     with_rank4(op, op.inputs[2].shape)
@@ -125,7 +125,7 @@ Conv2DBackpropFilter = define_op(
 # ---------------------------------------------------------------------------------------------
 # Kernels
 # ---------------------------------------------------------------------------------------------
-def kernel_attrs(ctx: Any, names: Sequence[str] = _WINDOW_NAMES) -> WindowAttrs:
+def kernel_attrs(ctx: KernelContext, names: Sequence[str] = _WINDOW_NAMES) -> WindowAttrs:
     """The node's window attrs as its kernel checks them (TF rejects batch/depth strides and
     dilations when the kernel is built)."""
     attrs = node_window_attrs(ctx.attr, ctx.op.type, invalid, names)
@@ -272,7 +272,7 @@ def sizes_value(sizes: np.ndarray, what: str, op_type: str) -> tuple[int, ...]:
 
 
 @Conv2D.kernel()
-def _conv2d_kernel(ctx: Any) -> Callable[..., Any]:
+def _conv2d_kernel(ctx: KernelContext) -> Callable[..., Any]:
     attrs = kernel_attrs(ctx)
     io = LayoutIO(attrs.data_format, ctx.output_dtypes[0].as_numpy_dtype)
     runner = ChunkRunner.for_kernel(ctx)
@@ -285,7 +285,7 @@ def _conv2d_kernel(ctx: Any) -> Callable[..., Any]:
 
 
 @Conv2DBackpropInput.kernel()
-def _conv2d_backprop_input_kernel(ctx: Any) -> Callable[..., Any]:
+def _conv2d_backprop_input_kernel(ctx: KernelContext) -> Callable[..., Any]:
     attrs = kernel_attrs(ctx)
     io = LayoutIO(attrs.data_format, ctx.output_dtypes[0].as_numpy_dtype)
     runner = ChunkRunner.for_kernel(ctx)
@@ -309,7 +309,7 @@ def _conv2d_backprop_input_kernel(ctx: Any) -> Callable[..., Any]:
 
 
 @Conv2DBackpropFilter.kernel()
-def _conv2d_backprop_filter_kernel(ctx: Any) -> Callable[..., Any]:
+def _conv2d_backprop_filter_kernel(ctx: KernelContext) -> Callable[..., Any]:
     attrs = kernel_attrs(ctx)
     io = LayoutIO(attrs.data_format, ctx.output_dtypes[0].as_numpy_dtype)
     runner = ChunkRunner.for_kernel(ctx)
@@ -330,46 +330,6 @@ def _conv2d_backprop_filter_kernel(ctx: Any) -> Callable[..., Any]:
         return plans.get(x.shape, sizes_value(sizes, "filter_sizes", op_type), dy.shape).filter_grad(x, dy)
 
     return compute
-
-
-# ---------------------------------------------------------------------------------------------
-# Gradients (TF's: each op's gradients are the other two ops of its family)
-# ---------------------------------------------------------------------------------------------
-def register_family_gradients(forward: Any, backprop_input: Any, backprop_filter: Any,
-                              attr_names: Sequence[str]) -> None:
-    """Registers TF's gradients of a convolution family (Conv2D or DepthwiseConv2dNative and
-    their two backprop ops); every op is built with the attrs of the op being differentiated."""
-
-    def attrs(op: Any) -> dict[str, Any]:
-        return {name: op.get_attr(name) for name in attr_names}
-
-    def input_grad(op: Any, sizes_of: Any, f: Any, dy: Any) -> Any:
-        return apply_op(backprop_input, input_sizes=array_ops.shape(sizes_of), filter=f, out_backprop=dy,
-                        **attrs(op))
-
-    def filter_grad(op: Any, x: Any, sizes_of: Any, dy: Any) -> Any:
-        return apply_op(backprop_filter, input=x, filter_sizes=array_ops.shape(sizes_of), out_backprop=dy,
-                        **attrs(op))
-
-    @forward.gradient
-    def _forward_grad(op: Any, grad: Any) -> list[Any]:
-        x, f = op.inputs
-        return [input_grad(op, x, f, grad), filter_grad(op, x, f, grad)]
-
-    @backprop_input.gradient
-    def _backprop_input_grad(op: Any, grad: Any) -> list[Any]:
-        _, f, dy = op.inputs
-        return [None, filter_grad(op, grad, f, dy), apply_op(forward, input=grad, filter=f, **attrs(op))]
-
-    @backprop_filter.gradient
-    def _backprop_filter_grad(op: Any, grad: Any) -> list[Any]:
-        x, _, dy = op.inputs
-        return [input_grad(op, x, grad, dy), None, apply_op(forward, input=x, filter=grad, **attrs(op))]
-
-
-register_family_gradients(Conv2D, Conv2DBackpropInput, Conv2DBackpropFilter,
-                          ("strides", "padding", "explicit_paddings", "use_cudnn_on_gpu", "data_format",
-                           "dilations"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -450,57 +410,3 @@ def atrous_conv2d(value: Any, filters: Any, rate: int, padding: str, name: Optio
         raise ValueError(f"rate {rate} cannot be less than one")
     return apply_op(Conv2D, name=name, input=value, filter=filters,
                     **window_kwargs(1, padding, "NHWC", [1, int(rate), int(rate), 1]))
-
-
-def conv1d(value: Any = None, filters: Any = None, stride: Any = None, padding: Any = None,
-           use_cudnn_on_gpu: Any = None, data_format: Optional[str] = None, name: Optional[str] = None,
-           input: Any = None, dilations: Any = None) -> Any:  # noqa: A002
-    """1-D convolution of [batch, width, in_channels] (NWC) with [width, in, out] filters, as a
-    conv2d over a height of 1."""
-    value = pick(input, "input", value, "value")
-    with name_scope(name, "conv1d", [value, filters]) as scope:
-        data_format = {None: "NWC", "NHWC": "NWC", "NCHW": "NCW"}.get(data_format, data_format)
-        if data_format not in ("NWC", "NCW"):
-            raise ValueError(f"`data_format` must be 'NWC' or 'NCW'. Received: data_format={data_format}")
-        spatial = 1 if data_format == "NWC" else 2
-        channel_index = 2 if data_format == "NWC" else 1
-        strides = [1] + get_sequence(stride, 1, channel_index, "stride")
-        dilations = [1] + get_sequence(dilations, 1, channel_index, "dilations")
-        padding, explicit = convert_padding(padding, 3)
-        if padding == "EXPLICIT":
-            explicit = [0, 0] + explicit
-        x = array_ops.expand_dims(value, spatial)
-        f = array_ops.expand_dims(filters, 0)
-        out = apply_op(Conv2D, input=x, filter=f, strides=strides, dilations=dilations, padding=padding,
-                       explicit_paddings=explicit, data_format="NHWC" if data_format == "NWC" else "NCHW",
-                       use_cudnn_on_gpu=True if use_cudnn_on_gpu is None else use_cudnn_on_gpu)
-        return array_ops.squeeze(out, [spatial], name=scope)
-
-
-def convolution(input: Any, filter: Any = None, padding: Any = None, strides: Any = None,  # noqa: A002
-                dilation_rate: Any = None, name: Optional[str] = None, data_format: Optional[str] = None,
-                filters: Any = None, dilations: Any = None) -> Any:
-    """N-D convolution for N = 1 or 2 spatial dimensions (conv1d / conv2d with dilation_rate)."""
-    filter = pick(filters, "filters", filter, "filter")  # noqa: A001
-    dilation_rate = pick(dilations, "dilations", dilation_rate, "dilation_rate")
-    f = convert_to_tensor(filter, name="filter")
-    x = convert_to_tensor(input, name="input")
-    rank = f.shape.ndims if f.shape.ndims is not None else x.shape.ndims
-    if rank is None:
-        raise ValueError("convolution needs the rank of `input` or `filter` to be known")
-    num_spatial = rank - 2
-    if num_spatial not in (1, 2):
-        raise ValueError(f"convolution supports 1 or 2 spatial dimensions here (Conv1D/Conv2D); got a "
-                         f"filter of rank {rank}")
-    rates = get_sequence(dilation_rate, num_spatial, 1, "dilation_rate")
-    steps = get_sequence(strides, num_spatial, 1, "strides")
-    if max(rates[2:]) > 1 and max(steps[2:]) > 1:
-        raise ValueError(f"strides > 1 not supported in conjunction with dilation_rate > 1; "
-                         f"received: strides={strides}, dilation_rate={dilation_rate}")
-    spatial_strides, spatial_rates = steps[2:], rates[2:]
-    if num_spatial == 1:
-        return conv1d(x, f, spatial_strides, padding, data_format=data_format, name=name or "convolution",
-                      dilations=spatial_rates)
-    return conv2d(x, f, spatial_strides, padding, data_format=data_format or "NHWC", dilations=spatial_rates,
-                  name=name or "convolution")
-

@@ -1,5 +1,5 @@
-"""Depthwise convolution: DepthwiseConv2dNative and its two backprop ops with their gradients,
-and the TF1 wrappers tf.nn.depthwise_conv2d (with `rate`), depthwise_conv2d_native(+ backprops)
+"""Depthwise convolution: DepthwiseConv2dNative and its two backprop ops (their gradients are in
+grad.py), and the TF1 wrappers tf.nn.depthwise_conv2d (with `rate`), depthwise_conv2d_native(+ backprops)
 and separable_conv2d.
 
 Each input channel c is convolved with its own `channel_multiplier` filters; output channel
@@ -12,7 +12,8 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from tensorweave.framework.graph import name_scope
+from tensorweave.framework.graph import name_scope, Operation
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
@@ -23,7 +24,7 @@ from tensorweave.ops._util import invalid
 from tensorweave.ops.kernels.conv_geometry import static_output_shape, to_data_format
 from tensorweave.ops.kernels.conv import padded_window_source, windows
 from tensorweave.ops.nn.conv import (
-    kernel_attrs, LayoutIO, pick, PlanCache, register_family_gradients, sizes_shape, sizes_value,
+    kernel_attrs, LayoutIO, pick, PlanCache, sizes_shape, sizes_value,
     static_attrs, window_kwargs, with_rank4)
 from tensorweave.ops._util import format_dims
 from tensorweave.ops.nn import conv as conv_ops
@@ -39,7 +40,7 @@ _ATTRS = ["T: {float16, float32, float64}", "strides: list(int)",
 # ---------------------------------------------------------------------------------------------
 # Shape functions
 # ---------------------------------------------------------------------------------------------
-def _depthwise_shape(op: Any) -> list[TensorShape]:
+def _depthwise_shape(op: Operation) -> list[TensorShape]:
     attrs = static_attrs(op)
     x, f = with_rank4(op, op.inputs[0].shape), with_rank4(op, op.inputs[1].shape)
     _, _, c_axis = spatial_dims(attrs.data_format)
@@ -51,7 +52,7 @@ def _depthwise_shape(op: Any) -> list[TensorShape]:
     return [static_output_shape(op, attrs, x, (f.dims[0], f.dims[1]), out_c)]
 
 
-def _depthwise_input_shape(op: Any) -> list[TensorShape]:
+def _depthwise_input_shape(op: Operation) -> list[TensorShape]:
     attrs = static_attrs(op)
     f, dy = with_rank4(op, op.inputs[1].shape), with_rank4(op, op.inputs[2].shape)
     sizes = sizes_shape(op, 0)
@@ -61,7 +62,7 @@ def _depthwise_input_shape(op: Any) -> list[TensorShape]:
     return [sizes if sizes.ndims is not None else unknown_shape(4)]
 
 
-def _depthwise_filter_shape(op: Any) -> list[TensorShape]:
+def _depthwise_filter_shape(op: Operation) -> list[TensorShape]:
     static_attrs(op)
     with_rank4(op, op.inputs[0].shape)
     with_rank4(op, op.inputs[2].shape)
@@ -154,13 +155,13 @@ class DepthwisePlan:
                           f"forward convolution produces {format_dims(self.out_shape())}")
 
 
-def _setup(ctx: Any) -> tuple[WindowAttrs, LayoutIO, str]:
+def _setup(ctx: KernelContext) -> tuple[WindowAttrs, LayoutIO, str]:
     attrs = kernel_attrs(ctx)
     return attrs, LayoutIO(attrs.data_format, ctx.output_dtypes[0].as_numpy_dtype), ctx.op.type
 
 
 @DepthwiseConv2dNative.kernel()
-def _depthwise_kernel(ctx: Any) -> Callable[..., Any]:
+def _depthwise_kernel(ctx: KernelContext) -> Callable[..., Any]:
     attrs, io, op_type = _setup(ctx)
     plans = PlanCache(lambda xs, fs: DepthwisePlan(attrs, io, op_type, io.to_nhwc_shape(xs)
                                                    if len(xs) == 4 else xs, fs))
@@ -168,7 +169,7 @@ def _depthwise_kernel(ctx: Any) -> Callable[..., Any]:
 
 
 @DepthwiseConv2dNativeBackpropInput.kernel()
-def _depthwise_input_kernel(ctx: Any) -> Callable[..., Any]:
+def _depthwise_input_kernel(ctx: KernelContext) -> Callable[..., Any]:
     attrs, io, op_type = _setup(ctx)
 
     def make(sizes: tuple[int, ...], fs: tuple[int, ...], dys: tuple[int, ...]) -> DepthwisePlan:
@@ -187,7 +188,7 @@ def _depthwise_input_kernel(ctx: Any) -> Callable[..., Any]:
 
 
 @DepthwiseConv2dNativeBackpropFilter.kernel()
-def _depthwise_filter_kernel(ctx: Any) -> Callable[..., Any]:
+def _depthwise_filter_kernel(ctx: KernelContext) -> Callable[..., Any]:
     attrs, io, op_type = _setup(ctx)
 
     def make(xs: tuple[int, ...], sizes: tuple[int, ...], dys: tuple[int, ...]) -> DepthwisePlan:
@@ -203,11 +204,6 @@ def _depthwise_filter_kernel(ctx: Any) -> Callable[..., Any]:
         return plans.get(x.shape, sizes_value(sizes, "filter_sizes", op_type), dy.shape).filter_grad(x, dy)
 
     return compute
-
-
-register_family_gradients(DepthwiseConv2dNative, DepthwiseConv2dNativeBackpropInput,
-                          DepthwiseConv2dNativeBackpropFilter,
-                          ("strides", "padding", "explicit_paddings", "data_format", "dilations"))
 
 
 # ---------------------------------------------------------------------------------------------

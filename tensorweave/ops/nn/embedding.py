@@ -19,9 +19,16 @@ from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework.graph import Tensor, name_scope
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
-from tensorweave.ops import array as array_ops, math as math_ops
-from tensorweave.ops.math import clip as clip_ops
+from tensorweave.ops.array.creation import ones_like, range as array_range
+from tensorweave.ops.array.joining import concat, stack
 from tensorweave.ops.array import partition_stitch as data_flow_ops
+from tensorweave.ops.array.shaping import expand_dims, identity, rank, reshape, shape, size
+from tensorweave.ops.array.slicing import gather
+from tensorweave.ops.math import clip as clip_ops, segment as segment_ops
+from tensorweave.ops.math.cast import cast
+from tensorweave.ops.math.math_impl import where
+from tensorweave.ops.math.elementwise import div, div_no_nan, maximum, sqrt
+from tensorweave.ops.math.reduction import reduce_sum
 
 __all__ = ["embedding_lookup", "embedding_lookup_sparse"]
 
@@ -43,9 +50,9 @@ def embedding_lookup(params: Any, ids: Any, partition_strategy: str = "mod", nam
         if len(shards) == 1:
             table = shards[0]
             with table.graph.colocate_with(table.op):
-                rows = _clip(array_ops.gather(table, ids, name=scope), ids, max_norm)
+                rows = _clip(gather(table, ids, name=scope), ids, max_norm)
             # the result itself carries no colocation constraint, as in the sharded case
-            return array_ops.identity(rows)
+            return identity(rows)
         return _sharded_lookup(shards, ids, partition_strategy, max_norm, scope)
 
 
@@ -57,42 +64,41 @@ def embedding_lookup_sparse(params: Any, sp_ids: Any, sp_weights: Any, partition
     "sqrtn", weighted by the values of `sp_weights` when given. The result has one row per row
     index up to the largest one present; rows with no ids are zeros. Each distinct id is looked
     up once, so the gradient with respect to `params` is an IndexedSlices over those ids."""
-    from tensorweave.ops.math import segment as segment_ops
     combiner = "mean" if combiner is None else combiner
     if combiner not in ("mean", "sqrtn", "sum"):
         raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner!r}")
     shards = list(params) if isinstance(params, (list, tuple)) else [params]
     with name_scope(name, "embedding_lookup_sparse", shards + [sp_ids.indices, sp_ids.values]) as scope:
-        segment_ids = math_ops.cast(sp_ids.indices[:, 0], _dtypes.int32)
+        segment_ids = cast(sp_ids.indices[:, 0], _dtypes.int32)
         unique_ids, idx = segment_ops.unique(sp_ids.values)
-        rows = array_ops.gather(embedding_lookup(params, unique_ids, partition_strategy, max_norm=max_norm), idx)
+        rows = gather(embedding_lookup(params, unique_ids, partition_strategy, max_norm=max_norm), idx)
         if sp_weights is None:
             total = segment_ops.segment_sum(rows, segment_ids, name=scope if combiner == "sum" else None)
             if combiner == "sum":
                 return total
-            counts = segment_ops.segment_sum(array_ops.ones_like(segment_ids, dtype=rows.dtype), segment_ids)
-            counts = math_ops.maximum(counts, 1.0)  # empty rows are zeros, as TF's SparseSegment kernels give
-            divisor = counts if combiner == "mean" else math_ops.sqrt(counts)
-            return math_ops.div(total, array_ops.expand_dims(divisor, 1), name=scope)
-        weights = math_ops.cast(sp_weights.values, rows.dtype)
-        per_row = array_ops.reshape(weights, array_ops.concat(
-            [array_ops.shape(weights), array_ops.ones_like(array_ops.shape(rows)[1:])], 0))
+            counts = segment_ops.segment_sum(ones_like(segment_ids, dtype=rows.dtype), segment_ids)
+            counts = maximum(counts, 1.0)  # empty rows are zeros, as TF's SparseSegment kernels give
+            divisor = counts if combiner == "mean" else sqrt(counts)
+            return div(total, expand_dims(divisor, 1), name=scope)
+        weights = cast(sp_weights.values, rows.dtype)
+        per_row = reshape(weights, concat(
+            [shape(weights), ones_like(shape(rows)[1:])], 0))
         total = segment_ops.segment_sum(rows * per_row, segment_ids, name=scope if combiner == "sum" else None)
         if combiner == "sum":
             return total
         squared = weights if combiner == "mean" else weights * weights
         divisor = segment_ops.segment_sum(squared, segment_ids)
         if combiner == "sqrtn":
-            divisor = math_ops.sqrt(divisor)
-        divisor = array_ops.reshape(divisor, array_ops.concat(
-            [array_ops.shape(divisor), array_ops.ones_like(array_ops.shape(total)[1:])], 0))
-        return math_ops.div_no_nan(total, divisor, name=scope)
+            divisor = sqrt(divisor)
+        divisor = reshape(divisor, concat(
+            [shape(divisor), ones_like(shape(total)[1:])], 0))
+        return div_no_nan(total, divisor, name=scope)
 
 
 def _sharded_lookup(shards: Sequence[Tensor], ids: Tensor, strategy: str, max_norm: Any, scope: str) -> Tensor:
     n = len(shards)
-    flat_ids = ids if ids.shape.ndims == 1 else array_ops.reshape(ids, [-1])
-    positions = array_ops.range(array_ops.size(flat_ids))
+    flat_ids = ids if ids.shape.ndims == 1 else reshape(ids, [-1])
+    positions = array_range(size(flat_ids))
     if strategy == "mod":
         owner = flat_ids % n
         row = flat_ids // n
@@ -100,13 +106,13 @@ def _sharded_lookup(shards: Sequence[Tensor], ids: Tensor, strategy: str, max_no
         owner, row = _div_assignment(shards, flat_ids)
     else:
         raise ValueError("Unrecognized partition strategy: " + strategy)
-    owner = math_ops.cast(owner, _dtypes.int32)
+    owner = cast(owner, _dtypes.int32)
     shard_rows = data_flow_ops.dynamic_partition(row, owner, n)
     shard_positions = data_flow_ops.dynamic_partition(positions, owner, n)
     pieces = []
     for shard, rows in zip(shards, shard_rows):
         with shard.graph.colocate_with(shard.op):
-            pieces.append(array_ops.gather(shard, rows))
+            pieces.append(gather(shard, rows))
     merged = data_flow_ops.parallel_dynamic_stitch(shard_positions, pieces,
                                                    name=scope if ids.shape.ndims == 1 else None)
     element = _element_shape(shards)
@@ -115,8 +121,8 @@ def _sharded_lookup(shards: Sequence[Tensor], ids: Tensor, strategy: str, max_no
             element_dims: Any = element.as_list()
         else:
             with shards[0].graph.colocate_with(shards[0].op):
-                element_dims = array_ops.shape(shards[0])[1:]
-        merged = array_ops.reshape(merged, array_ops.concat([array_ops.shape(ids), element_dims], 0))
+                element_dims = shape(shards[0])[1:]
+        merged = reshape(merged, concat([shape(ids), element_dims], 0))
     merged.set_shape(ids.shape.concatenate(element))
     return _clip(merged, ids, max_norm)
 
@@ -125,8 +131,8 @@ def _element_shape(shards: Sequence[Tensor]) -> TensorShape:
     """The static shape of one embedding row, merged over the shards."""
     element = unknown_shape()
     for shard in shards:
-        shape = shard.shape
-        element = element.merge_with(shape[1:] if shape.ndims is not None else unknown_shape())
+        static = shard.shape
+        element = element.merge_with(static[1:] if static.ndims is not None else unknown_shape())
     return element
 
 
@@ -139,17 +145,17 @@ def _div_assignment(shards: Sequence[Tensor], flat_ids: Tensor) -> tuple[Any, An
         per_shard, extras = divmod(sum(sizes), n)
     else:
         dims = []
-        for shard, size in zip(shards, sizes):
-            if size is not None:
-                dims.append(size)
+        for shard, rows in zip(shards, sizes):
+            if rows is not None:
+                dims.append(rows)
             else:
                 with shard.graph.colocate_with(shard.op):
-                    dims.append(array_ops.shape(shard)[0])
-        total = math_ops.reduce_sum(math_ops.cast(array_ops.stack(dims), flat_ids.dtype))
+                    dims.append(shape(shard)[0])
+        total = reduce_sum(cast(stack(dims), flat_ids.dtype))
         per_shard, extras = total // n, total % n
     # ids below extras * (per_shard + 1) sit in the larger shards, the rest in the smaller ones
-    owner = math_ops.maximum(flat_ids // (per_shard + 1), (flat_ids - extras) // per_shard)
-    row = math_ops.where(owner < extras, flat_ids % (per_shard + 1), (flat_ids - extras) % per_shard)
+    owner = maximum(flat_ids // (per_shard + 1), (flat_ids - extras) // per_shard)
+    row = where(owner < extras, flat_ids % (per_shard + 1), (flat_ids - extras) % per_shard)
     return owner, row
 
 
@@ -161,5 +167,5 @@ def _clip(rows: Tensor, ids: Tensor, max_norm: Any) -> Tensor:
     if ids_rank is not None and rows_rank is not None:
         axes: Any = list(range(ids_rank, rows_rank))
     else:
-        axes = array_ops.range(array_ops.rank(ids), array_ops.rank(rows))
+        axes = array_range(rank(ids), rank(rows))
     return clip_ops.clip_by_norm(rows, max_norm, axes=axes)

@@ -13,12 +13,18 @@ from typing import Any, Optional
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework.graph import GraphKeys, add_to_collection, get_collection, name_scope
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.ops import array as array_ops, math as math_ops
 from tensorweave.ops.array.constant_op import constant
-from tensorweave.ops.nn.nn_ops import relu
-from tensorweave.ops.nn.cross_entropy import (
+from tensorweave.ops.array.creation import ones_like
+from tensorweave.ops.array.shaping import shape, size, squeeze, stop_gradient
+from tensorweave.ops.math.cast import cast
+from tensorweave.ops.math.elementwise import (  # noqa: A004
+    abs, div_no_nan, log, minimum, multiply, not_equal, squared_difference, subtract)
+from tensorweave.ops.math.math_impl import add_n
+from tensorweave.ops.math.reduction import reduce_sum
+from tensorweave.ops.nn.nn_impl import (
     sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits_v2,
     sparse_softmax_cross_entropy_with_logits)
+from tensorweave.ops.nn.nn_ops import relu
 
 __all__ = ["Reduction", "absolute_difference", "add_loss", "compute_weighted_loss", "get_losses",
            "get_regularization_loss", "get_regularization_losses", "get_total_loss", "hinge_loss",
@@ -70,7 +76,7 @@ def get_regularization_loss(scope: Optional[str] = None, name: str = "total_regu
     """The sum of the regularization losses, or the constant 0.0 when there are none."""
     losses = get_regularization_losses(scope)
     if losses:
-        return math_ops.add_n(losses, name=name)
+        return add_n(losses, name=name)
     return constant(0.0)
 
 
@@ -83,7 +89,7 @@ def get_total_loss(add_regularization_losses: bool = True, name: str = "total_lo
         losses = losses + get_regularization_losses(scope)
     if not losses:
         raise ValueError("No losses found in the LOSSES (or REGULARIZATION_LOSSES) collection.")
-    return math_ops.add_n(losses, name=name)
+    return add_n(losses, name=name)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -105,9 +111,9 @@ def _check_broadcastable(weights: Any, values: Any) -> None:
 def _num_present(losses: Any, weights: Any) -> Any:
     """The number of elements whose (broadcast) weight is nonzero."""
     with name_scope(None, "num_present", (losses, weights)) as scope:
-        present = math_ops.cast(math_ops.not_equal(weights, 0.0), _dtypes.float32)
-        present = present * array_ops.ones_like(losses)  # broadcast to the losses' shape
-        return math_ops.reduce_sum(present, name=scope)
+        present = cast(not_equal(weights, 0.0), _dtypes.float32)
+        present = present * ones_like(losses)  # broadcast to the losses' shape
+        return reduce_sum(present, name=scope)
 
 
 def compute_weighted_loss(losses: Any, weights: Any = 1.0, scope: Optional[str] = None,
@@ -119,25 +125,25 @@ def compute_weighted_loss(losses: Any, weights: Any = 1.0, scope: Optional[str] 
     with name_scope(scope, "weighted_loss", (losses, weights)):
         losses = convert_to_tensor(losses)
         input_dtype = losses.dtype.base_dtype
-        losses = math_ops.cast(losses, _dtypes.float32)
-        weights = math_ops.cast(convert_to_tensor(weights), _dtypes.float32)
+        losses = cast(losses, _dtypes.float32)
+        weights = cast(convert_to_tensor(weights), _dtypes.float32)
         _check_broadcastable(weights, losses)
-        weighted = math_ops.multiply(losses, weights)
+        weighted = multiply(losses, weights)
         if reduction == Reduction.NONE:
             loss = weighted
         else:
-            loss = math_ops.reduce_sum(weighted)
+            loss = reduce_sum(weighted)
             if reduction == Reduction.MEAN:
-                denominator = math_ops.reduce_sum(array_ops.ones_like(losses) * weights)
+                denominator = reduce_sum(ones_like(losses) * weights)
             elif reduction == Reduction.SUM_BY_NONZERO_WEIGHTS:
                 denominator = _num_present(losses, weights)
             elif reduction == Reduction.SUM_OVER_BATCH_SIZE:
-                denominator = math_ops.cast(array_ops.size(losses), _dtypes.float32)
+                denominator = cast(size(losses), _dtypes.float32)
             else:
                 denominator = None
             if denominator is not None:
-                loss = math_ops.div_no_nan(loss, denominator, name="value")  # 0 when nothing counts
-        loss = math_ops.cast(loss, input_dtype)
+                loss = div_no_nan(loss, denominator, name="value")  # 0 when nothing counts
+        loss = cast(loss, input_dtype)
         add_loss(loss, loss_collection)
         return loss
 
@@ -153,8 +159,8 @@ def _require(labels: Any, predictions: Any, what: str = "predictions") -> None:
 
 
 def _float_pair(labels: Any, predictions: Any) -> tuple[Any, Any]:
-    predictions = math_ops.cast(predictions, _dtypes.float32)
-    labels = math_ops.cast(labels, _dtypes.float32)
+    predictions = cast(predictions, _dtypes.float32)
+    labels = cast(labels, _dtypes.float32)
     if not predictions.shape.is_compatible_with(labels.shape):
         raise ValueError(f"Shapes {predictions.shape} and {labels.shape} are incompatible")
     return labels, predictions
@@ -176,7 +182,7 @@ def mean_squared_error(labels: Any, predictions: Any, weights: Any = 1.0, scope:
                        reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS) -> Any:
     """Weighted (predictions - labels) ** 2, reduced (float32)."""
     return _pairwise_loss("mean_squared_error", labels, predictions, weights, scope, loss_collection, reduction,
-                          lambda z, p: math_ops.squared_difference(p, z))
+                          lambda z, p: squared_difference(p, z))
 
 
 def absolute_difference(labels: Any, predictions: Any, weights: Any = 1.0, scope: Optional[str] = None,
@@ -184,7 +190,7 @@ def absolute_difference(labels: Any, predictions: Any, weights: Any = 1.0, scope
                         reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS) -> Any:
     """Weighted |predictions - labels|, reduced (float32)."""
     return _pairwise_loss("absolute_difference", labels, predictions, weights, scope, loss_collection, reduction,
-                          lambda z, p: math_ops.abs(math_ops.subtract(p, z)))
+                          lambda z, p: abs(subtract(p, z)))
 
 
 def huber_loss(labels: Any, predictions: Any, weights: Any = 1.0, delta: float = 1.0,
@@ -193,9 +199,9 @@ def huber_loss(labels: Any, predictions: Any, weights: Any = 1.0, delta: float =
     """0.5 * e ** 2 for |e| <= delta, else 0.5 * delta ** 2 + delta * (|e| - delta), where
     e = predictions - labels; weighted and reduced."""
     def huber(z: Any, p: Any) -> Any:
-        abs_error = math_ops.abs(math_ops.subtract(p, z))
-        quadratic = math_ops.minimum(abs_error, delta)
-        return 0.5 * quadratic * quadratic + delta * math_ops.subtract(abs_error, quadratic)
+        abs_error = abs(subtract(p, z))
+        quadratic = minimum(abs_error, delta)
+        return 0.5 * quadratic * quadratic + delta * subtract(abs_error, quadratic)
 
     return _pairwise_loss("huber_loss", labels, predictions, weights, scope, loss_collection, reduction, huber)
 
@@ -205,7 +211,7 @@ def log_loss(labels: Any, predictions: Any, weights: Any = 1.0, epsilon: float =
              reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS) -> Any:
     """-labels * log(predictions + eps) - (1 - labels) * log(1 - predictions + eps)."""
     return _pairwise_loss("log_loss", labels, predictions, weights, scope, loss_collection, reduction,
-                          lambda z, p: -z * math_ops.log(p + epsilon) - (1 - z) * math_ops.log(1 - p + epsilon))
+                          lambda z, p: -z * log(p + epsilon) - (1 - z) * log(1 - p + epsilon))
 
 
 def hinge_loss(labels: Any, logits: Any, weights: Any = 1.0, scope: Optional[str] = None,
@@ -213,8 +219,8 @@ def hinge_loss(labels: Any, logits: Any, weights: Any = 1.0, scope: Optional[str
                reduction: str = Reduction.SUM_BY_NONZERO_WEIGHTS) -> Any:
     """max(0, 1 - (2 * labels - 1) * logits) for 0/1 labels."""
     def hinge(z: Any, x: Any) -> Any:
-        ones = array_ops.ones_like(z)
-        return relu(math_ops.subtract(ones, math_ops.multiply(math_ops.subtract(2 * z, ones), x)))
+        ones = ones_like(z)
+        return relu(subtract(ones, multiply(subtract(2 * z, ones), x)))
 
     return _pairwise_loss("hinge_loss", labels, logits, weights, scope, loss_collection, reduction, hinge,
                           what="logits")
@@ -228,13 +234,13 @@ def softmax_cross_entropy(onehot_labels: Any, logits: Any, weights: Any = 1.0, l
     _require(onehot_labels, logits, "logits")
     with name_scope(scope, "softmax_cross_entropy_loss", (logits, onehot_labels, weights)) as scope:
         logits = convert_to_tensor(logits)
-        onehot_labels = math_ops.cast(onehot_labels, logits.dtype.base_dtype)
+        onehot_labels = cast(onehot_labels, logits.dtype.base_dtype)
         if not logits.shape.is_compatible_with(onehot_labels.shape):
             raise ValueError(f"Shapes {logits.shape} and {onehot_labels.shape} are incompatible")
         if label_smoothing > 0:
-            num_classes = math_ops.cast(array_ops.shape(onehot_labels)[-1], logits.dtype.base_dtype)
+            num_classes = cast(shape(onehot_labels)[-1], logits.dtype.base_dtype)
             onehot_labels = onehot_labels * (1.0 - label_smoothing) + label_smoothing / num_classes
-        onehot_labels = array_ops.stop_gradient(onehot_labels, name="labels_stop_gradient")
+        onehot_labels = stop_gradient(onehot_labels, name="labels_stop_gradient")
         losses = softmax_cross_entropy_with_logits_v2(labels=onehot_labels, logits=logits, name="xentropy")
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction=reduction)
 
@@ -245,11 +251,11 @@ def _squeeze_labels_and_weights(labels: Any, logits: Any, weights: Any) -> tuple
     labels = convert_to_tensor(labels)
     lr, gr = labels.shape.ndims, logits.shape.ndims
     if lr is not None and gr is not None and lr == gr and labels.shape.dims[-1].value in (1, None):
-        labels = array_ops.squeeze(labels, [-1])
+        labels = squeeze(labels, [-1])
     weights = convert_to_tensor(weights)
     lr, wr = labels.shape.ndims, weights.shape.ndims
     if lr is not None and wr is not None and wr - lr == 1:
-        weights = array_ops.squeeze(weights, [-1])
+        weights = squeeze(weights, [-1])
     return labels, weights
 
 
@@ -274,7 +280,7 @@ def sigmoid_cross_entropy(multi_class_labels: Any, logits: Any, weights: Any = 1
     _require(multi_class_labels, logits, "logits")
     with name_scope(scope, "sigmoid_cross_entropy_loss", (logits, multi_class_labels, weights)) as scope:
         logits = convert_to_tensor(logits)
-        labels = math_ops.cast(multi_class_labels, logits.dtype.base_dtype)
+        labels = cast(multi_class_labels, logits.dtype.base_dtype)
         if not logits.shape.is_compatible_with(labels.shape):
             raise ValueError(f"Shapes {logits.shape} and {labels.shape} are incompatible")
         if label_smoothing > 0:

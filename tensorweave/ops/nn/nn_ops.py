@@ -1,46 +1,37 @@
-"""Neural-network ops (`tf.nn`): activations and their *Grad ops, Softmax / LogSoftmax, BiasAdd,
-L2Loss, TopKV2 / InTopK, and dropout.
+"""Neural-network ops (`tf.nn`): the activations (Relu, Relu6, Elu, Selu, Softplus, Softsign,
+LeakyRelu) and their *Grad ops, Softmax / LogSoftmax, BiasAdd / BiasAddGrad, L2Loss, TopKV2 and
+InTopK / InTopKV2, with their 1:1 wrappers.
 
-The family is split by job: this module holds the ops above and their wrappers; nn_grad.py
-their gradients; nn_xent.py the cross-entropy losses; nn_norm.py the normalizations
-(FusedBatchNorm, LRN, moments, batch_normalization, l2_normalize). Every public name of the
-family is re-exported here, so `nn_ops.bias_add`, `nn_ops.softmax_cross_entropy_with_logits`
-etc. all resolve, as in TensorFlow's nn_ops/nn_impl.
+Composites built on them (softmax along any axis, leaky_relu of integers, dropout, xw_plus_b,
+relu_layer, zero_fraction) are in nn_impl.py; the gradients in grad.py.
 
 Kernels are built once per node and return lean closures over NumPy ufuncs: they run in every
 training step, so each saves the Python work it can (constants typed once, in-place ufuncs).
 """
 from __future__ import annotations
 
-import numbers
 from typing import Any, Callable, Optional
 
 import numpy as np
 
 from tensorweave.framework import dtypes as _dtypes
-from tensorweave.framework import errors
-from tensorweave.framework import random_seed
 from tensorweave.framework import tensor_util
-from tensorweave.framework.graph import Tensor, name_scope
-from tensorweave.framework.op_def import define_op
+from tensorweave.framework.graph import Operation, name_scope
+from tensorweave.framework.kernel_contract import KernelContext
+from tensorweave.framework.op_def import define_op, OpDef
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
-from tensorweave.ops import _util, array as array_ops, math as math_ops
-from tensorweave.ops.linalg import linalg_impl as linalg_ops
-from tensorweave.ops.random.draws import random_uniform
-from tensorweave.ops._util import shape_error
+from tensorweave.ops import _util
+from tensorweave.ops._util import invalid, shape_error
+from tensorweave.ops._util import register_kernel as _kernel
 from tensorweave.ops.kernels import buffer_forwarding
 from tensorweave.ops.kernels.buffer_forwarding import forwardable
 from tensorweave.ops.kernels.elementwise import forwarding_unary, may_forward, split_binary
 from tensorweave.ops.kernels.intra_op import ElementwiseSplitter
-from tensorweave.ops.math.elementwise import sigmoid, tanh  # noqa: F401  (tf.nn.sigmoid, tf.nn.tanh)
-from tensorweave.ops._util import register_kernel as _kernel
-from tensorweave.ops._util import invalid
 
-__all__ = ["relu", "relu6", "elu", "selu", "softplus", "softsign", "leaky_relu", "sigmoid", "tanh",
-           "softmax", "log_softmax", "bias_add", "xw_plus_b", "relu_layer", "l2_loss", "top_k", "in_top_k",
-           "dropout"]
+__all__ = ["relu", "relu6", "elu", "selu", "softplus", "softsign", "bias_add", "l2_loss", "top_k",
+           "in_top_k"]
 
 _FLOATS = "float16, float32, float64"
 _REALS = "realnumbertype"
@@ -52,7 +43,7 @@ SELU_SCALE = 1.0507009873554804934193349852946
 # Activations: features -> activations, and their *Grad ops (gradients, features|outputs)
 # ---------------------------------------------------------------------------------------------
 def _activation_op(name: str, types: str, second: str = "features",
-                   attrs: tuple[str, ...] = ()) -> tuple[Any, Any]:
+                   attrs: tuple[str, ...] = ()) -> tuple[OpDef, OpDef]:
     """Declares `name` and `name`Grad; `second` names the grad op's second input (TF uses the
     forward output for Elu/Selu, whose derivative is a function of it)."""
     op = define_op(name, inputs=["features: T"], outputs=["activations: T"],
@@ -71,23 +62,23 @@ Softsign, SoftsignGrad = _activation_op("Softsign", _FLOATS)
 LeakyRelu, LeakyReluGrad = _activation_op("LeakyRelu", _FLOATS, attrs=("alpha: float = 0.2",))
 
 
-def _zero(ctx: Any) -> Any:
+def _zero(ctx: KernelContext) -> Any:
     return np.zeros((), dtype=ctx.output_dtypes[0].as_numpy_dtype)
 
 
-def _typed(ctx: Any, value: float) -> Any:
+def _typed(ctx: KernelContext, value: float) -> Any:
     """A Python constant as a 0-d array of the kernel's dtype (float16 stays float16)."""
     return np.asarray(value, dtype=ctx.output_dtypes[0].as_numpy_dtype)
 
 
 @_kernel(Relu)
-def _relu_kernel(ctx: Any) -> Callable:
+def _relu_kernel(ctx: KernelContext) -> Callable:
     maximum, zero = ctx.xp.maximum, _zero(ctx)
     return forwarding_unary(ctx, lambda x: maximum(x, zero), lambda out, x: maximum(x, zero, out=out))
 
 
 @_kernel(ReluGrad)
-def _relu_grad_kernel(ctx: Any) -> Callable:
+def _relu_grad_kernel(ctx: KernelContext) -> Callable:
     multiply, greater, zero = ctx.xp.multiply, ctx.xp.greater, _zero(ctx)
     # A product with the mask, as TF's kernel (an inf gradient on an off unit gives NaN there
     # too); several times faster than a select in NumPy.
@@ -114,7 +105,7 @@ def _relu_grad_kernel(ctx: Any) -> Callable:
 
 
 @_kernel(Relu6)
-def _relu6_kernel(ctx: Any) -> Callable:
+def _relu6_kernel(ctx: KernelContext) -> Callable:
     maximum, minimum, zero, six = ctx.xp.maximum, ctx.xp.minimum, _zero(ctx), _typed(ctx, 6)
 
     def compute(x: Any) -> Any:
@@ -125,108 +116,109 @@ def _relu6_kernel(ctx: Any) -> Callable:
 
 
 @_kernel(Relu6Grad)
-def _relu6_grad_kernel(ctx: Any) -> Callable:
+def _relu6_grad_kernel(ctx: KernelContext) -> Callable:
     multiply, zero, six = ctx.xp.multiply, _zero(ctx), _typed(ctx, 6)
     return lambda g, x: multiply(g, (x > zero) & (x < six))
 
 
 @_kernel(Elu)
-def _elu_kernel(ctx: Any) -> Callable:
+def _elu_kernel(ctx: KernelContext) -> Callable:
     where, expm1, minimum, zero = ctx.xp.where, ctx.xp.expm1, ctx.xp.minimum, _zero(ctx)
     # expm1 of min(x, 0): the untaken branch must not overflow for large x.
     return lambda x: where(x < zero, expm1(minimum(x, zero)), x)
 
 
 @_kernel(EluGrad)
-def _elu_grad_kernel(ctx: Any) -> Callable:
+def _elu_grad_kernel(ctx: KernelContext) -> Callable:
     where, zero, one = ctx.xp.where, _zero(ctx), _typed(ctx, 1)
     return lambda g, y: where(y < zero, g * (y + one), g)
 
 
 @_kernel(Selu)
-def _selu_kernel(ctx: Any) -> Callable:
+def _selu_kernel(ctx: KernelContext) -> Callable:
     where, expm1, minimum, zero = ctx.xp.where, ctx.xp.expm1, ctx.xp.minimum, _zero(ctx)
     scale, scale_alpha = _typed(ctx, SELU_SCALE), _typed(ctx, SELU_SCALE * SELU_ALPHA)
     return lambda x: where(x < zero, scale_alpha * expm1(minimum(x, zero)), scale * x)
 
 
 @_kernel(SeluGrad)
-def _selu_grad_kernel(ctx: Any) -> Callable:
+def _selu_grad_kernel(ctx: KernelContext) -> Callable:
     where, zero = ctx.xp.where, _zero(ctx)
     scale, scale_alpha = _typed(ctx, SELU_SCALE), _typed(ctx, SELU_SCALE * SELU_ALPHA)
     return lambda g, y: where(y < zero, g * (y + scale_alpha), g * scale)
 
 
 @_kernel(Softplus)
-def _softplus_kernel(ctx: Any) -> Callable:
+def _softplus_kernel(ctx: KernelContext) -> Callable:
     logaddexp, zero = ctx.xp.logaddexp, _zero(ctx)
     return lambda x: logaddexp(x, zero)  # log(1 + e^x) without overflow
 
 
 @_kernel(SoftplusGrad)
-def _softplus_grad_kernel(ctx: Any) -> Callable:
+def _softplus_grad_kernel(ctx: KernelContext) -> Callable:
     exp, one = ctx.xp.exp, _typed(ctx, 1)
     return lambda g, x: g / (one + exp(-x))  # g * sigmoid(x)
 
 
 @_kernel(Softsign)
-def _softsign_kernel(ctx: Any) -> Callable:
+def _softsign_kernel(ctx: KernelContext) -> Callable:
     absolute, one = ctx.xp.absolute, _typed(ctx, 1)
     return lambda x: x / (one + absolute(x))
 
 
 @_kernel(SoftsignGrad)
-def _softsign_grad_kernel(ctx: Any) -> Callable:
+def _softsign_grad_kernel(ctx: KernelContext) -> Callable:
     absolute, square, one = ctx.xp.absolute, ctx.xp.square, _typed(ctx, 1)
     return lambda g, x: g / square(one + absolute(x))
 
 
 @_kernel(LeakyRelu)
-def _leaky_relu_kernel(ctx: Any) -> Callable:
+def _leaky_relu_kernel(ctx: KernelContext) -> Callable:
     where, zero, alpha = ctx.xp.where, _zero(ctx), _typed(ctx, ctx.attr("alpha"))
     return lambda x: where(x > zero, x, x * alpha)
 
 
 @_kernel(LeakyReluGrad)
-def _leaky_relu_grad_kernel(ctx: Any) -> Callable:
+def _leaky_relu_grad_kernel(ctx: KernelContext) -> Callable:
     where, zero, alpha = ctx.xp.where, _zero(ctx), _typed(ctx, ctx.attr("alpha"))
     return lambda g, x: where(x > zero, g, g * alpha)
 
 
-def _activation_wrapper(op: Any, public: str, doc: str) -> Callable:
-    def wrapper(features: Any, name: Optional[str] = None) -> Any:
-        return apply_op(op, name=name, features=features)
-
-    wrapper.__name__ = wrapper.__qualname__ = public
-    wrapper.__doc__ = doc
-    return wrapper
+def relu(features: Any, name: Optional[str] = None) -> Any:
+    """Computes rectified linear: max(features, 0)."""
+    return apply_op(Relu, name=name, features=features)
 
 
-relu = _activation_wrapper(Relu, "relu", "Computes rectified linear: max(features, 0).")
-relu6 = _activation_wrapper(Relu6, "relu6", "Computes rectified linear 6: min(max(features, 0), 6).")
-elu = _activation_wrapper(Elu, "elu", "Exponential linear: exp(features) - 1 if < 0, features otherwise.")
-selu = _activation_wrapper(Selu, "selu", "Scaled exponential linear: scale * alpha * (exp(features) - 1) "
-                                         "if < 0, scale * features otherwise.")
-softplus = _activation_wrapper(Softplus, "softplus", "Computes log(exp(features) + 1).")
-softsign = _activation_wrapper(Softsign, "softsign", "Computes features / (abs(features) + 1).")
+def relu6(features: Any, name: Optional[str] = None) -> Any:
+    """Computes rectified linear 6: min(max(features, 0), 6)."""
+    return apply_op(Relu6, name=name, features=features)
 
 
-def leaky_relu(features: Any, alpha: float = 0.2, name: Optional[str] = None) -> Any:
-    """Leaky ReLU: features if features > 0, else alpha * features. Integer features are cast
-    to float32 first, as in TF."""
-    with name_scope(name, "LeakyRelu", [features, alpha]) as scope:
-        features = convert_to_tensor(features, name="features")
-        if features.dtype.base_dtype.is_integer:
-            features = math_ops.cast(features, _dtypes.float32)
-        if isinstance(alpha, np.ndarray):
-            alpha = alpha.item()
-        return apply_op(LeakyRelu, name=scope, features=features, alpha=alpha)
+def elu(features: Any, name: Optional[str] = None) -> Any:
+    """Exponential linear: exp(features) - 1 if < 0, features otherwise."""
+    return apply_op(Elu, name=name, features=features)
+
+
+def selu(features: Any, name: Optional[str] = None) -> Any:
+    """Scaled exponential linear: scale * alpha * (exp(features) - 1) if < 0, scale * features
+    otherwise."""
+    return apply_op(Selu, name=name, features=features)
+
+
+def softplus(features: Any, name: Optional[str] = None) -> Any:
+    """Computes log(exp(features) + 1)."""
+    return apply_op(Softplus, name=name, features=features)
+
+
+def softsign(features: Any, name: Optional[str] = None) -> Any:
+    """Computes features / (abs(features) + 1)."""
+    return apply_op(Softsign, name=name, features=features)
 
 
 # ---------------------------------------------------------------------------------------------
-# Softmax, LogSoftmax (along the last dimension; other axes by transposing, as TF does)
+# Softmax, LogSoftmax (along the last dimension; nn_impl.softmax moves other axes last)
 # ---------------------------------------------------------------------------------------------
-def _at_least_rank_1(op: Any) -> list[TensorShape]:
+def _at_least_rank_1(op: Operation) -> list[TensorShape]:
     shape = op.inputs[0].shape
     if shape.ndims == 0:
         raise shape_error(op, "Shape must be at least rank 1 but is rank 0")
@@ -247,7 +239,7 @@ def _trivial_logits(x: Any) -> bool:
 
 
 @_kernel(Softmax)
-def _softmax_kernel(ctx: Any) -> Callable:
+def _softmax_kernel(ctx: KernelContext) -> Callable:
     exp, subtract, divide = ctx.xp.exp, ctx.xp.subtract, ctx.xp.divide
 
     def compute(x: Any) -> Any:
@@ -261,7 +253,7 @@ def _softmax_kernel(ctx: Any) -> Callable:
 
 
 @_kernel(LogSoftmax)
-def _log_softmax_kernel(ctx: Any) -> Callable:
+def _log_softmax_kernel(ctx: KernelContext) -> Callable:
     exp, log, subtract = ctx.xp.exp, ctx.xp.log, ctx.xp.subtract
 
     def compute(x: Any) -> Any:
@@ -271,43 +263,6 @@ def _log_softmax_kernel(ctx: Any) -> Callable:
         return subtract(shifted, log(exp(shifted).sum(axis=-1, keepdims=True)), out=shifted)
 
     return compute
-
-
-def _softmax_along(op: Any, default_name: str, logits: Any, axis: Any, name: Optional[str],
-                   dim: Any) -> Any:
-    if axis is not None and dim is not None:
-        raise ValueError("Cannot specify both 'axis' and 'dim'")
-    axis = -1 if axis is None and dim is None else (axis if axis is not None else dim)
-    with name_scope(name, default_name, [logits]) as scope:
-        logits = convert_to_tensor(logits, name="logits")
-        rank = logits.shape.ndims
-        if isinstance(axis, (int, np.integer)) and (axis == -1 or (rank is not None and axis == rank - 1)):
-            return apply_op(op, name=scope, logits=logits)
-        if rank is None:
-            raise ValueError(f"{default_name} along axis {axis} needs the rank of logits to be known")
-        axis_value = tensor_util.constant_value(axis) if isinstance(axis, Tensor) else np.asarray(axis)
-        if axis_value is None:
-            raise ValueError(f"{default_name}: axis must be a constant, got {axis}")
-        a = int(axis_value)
-        if not -rank <= a < rank:
-            raise errors.InvalidArgumentError(
-                None, None, f"`axis` must be in the range [{-rank}, {rank}) where {rank} is the "
-                            f"number of dimensions in the input. Received: axis={a}")
-        perm = list(range(rank))
-        perm[a % rank], perm[-1] = perm[-1], perm[a % rank]  # a swap is its own inverse
-        moved = apply_op(op, logits=array_ops.transpose(logits, perm))
-        return array_ops.transpose(moved, perm, name=scope)
-
-
-def softmax(logits: Any, axis: Any = None, name: Optional[str] = None, dim: Any = None) -> Any:
-    """exp(logits) / reduce_sum(exp(logits), axis), along `axis` (default -1; `dim` is TF1's
-    deprecated alias)."""
-    return _softmax_along(Softmax, "Softmax", logits, axis, name, dim)
-
-
-def log_softmax(logits: Any, axis: Any = None, name: Optional[str] = None, dim: Any = None) -> Any:
-    """logits - log(reduce_sum(exp(logits), axis)), along `axis` (default -1)."""
-    return _softmax_along(LogSoftmax, "LogSoftmax", logits, axis, name, dim)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -324,7 +279,7 @@ def _min_rank(data_format: str) -> int:
     return 3 if data_format == "NCHW" else 2
 
 
-def _bias_add_shape(op: Any) -> list[TensorShape]:
+def _bias_add_shape(op: Operation) -> list[TensorShape]:
     value, bias = op.inputs[0].shape, op.inputs[1].shape
     data_format = op.get_attr("data_format")
     if bias.ndims is not None and bias.ndims != 1:
@@ -358,7 +313,7 @@ def _bias_add_check(x: Any, b: Any, data_format: str) -> None:
 
 
 @_kernel(BiasAdd)
-def _bias_add_kernel(ctx: Any) -> Callable:
+def _bias_add_kernel(ctx: KernelContext) -> Callable:
     add, data_format = ctx.xp.add, ctx.attr("data_format")
     static_ok = all(t.shape.is_fully_defined() for t in ctx.op.inputs)  # shape fn checked them
     if data_format == "NHWC":
@@ -380,7 +335,7 @@ def _bias_add_kernel(ctx: Any) -> Callable:
     return compute_nchw
 
 
-def _bias_add_grad_shape(op: Any) -> list[TensorShape]:
+def _bias_add_grad_shape(op: Operation) -> list[TensorShape]:
     grad = op.inputs[0].shape
     data_format = op.get_attr("data_format")
     if grad.ndims is None:
@@ -395,7 +350,7 @@ BiasAddGrad = define_op("BiasAddGrad", inputs=["out_backprop: T"], outputs=["out
 
 
 @_kernel(BiasAddGrad)
-def _bias_add_grad_kernel(ctx: Any) -> Callable:
+def _bias_add_grad_kernel(ctx: KernelContext) -> Callable:
     data_format = ctx.attr("data_format")
     # Channels last, float or complex: a BLAS gemv of a ones vector with the [rows, channels]
     # matrix reads the gradient once at memory speed; NumPy's sum over axis 0 ran 4x slower on
@@ -441,18 +396,6 @@ def bias_add(value: Any, bias: Any, data_format: Optional[str] = None, name: Opt
         return apply_op(BiasAdd, name=scope, value=value, bias=bias, data_format=data_format)
 
 
-def xw_plus_b(x: Any, weights: Any, biases: Any, name: Optional[str] = None) -> Any:
-    """matmul(x, weights) + biases (a BiasAdd)."""
-    with name_scope(name, "xw_plus_b", [x, weights, biases]) as scope:
-        return bias_add(linalg_ops.matmul(x, weights), biases, name=scope)
-
-
-def relu_layer(x: Any, weights: Any, biases: Any, name: Optional[str] = None) -> Any:
-    """relu(matmul(x, weights) + biases)."""
-    with name_scope(name, "relu_layer", [x, weights, biases]) as scope:
-        return relu(bias_add(linalg_ops.matmul(x, weights), biases), name=scope)
-
-
 # ---------------------------------------------------------------------------------------------
 # L2Loss
 # ---------------------------------------------------------------------------------------------
@@ -461,7 +404,7 @@ L2Loss = define_op("L2Loss", inputs=["t: T"], outputs=["output: T"], attrs=[f"T:
 
 
 @_kernel(L2Loss)
-def _l2_loss_kernel(ctx: Any) -> Callable:
+def _l2_loss_kernel(ctx: KernelContext) -> Callable:
     vdot, half = ctx.xp.vdot, _typed(ctx, 0.5)
     dtype = ctx.output_dtypes[0].as_numpy_dtype
 
@@ -480,7 +423,7 @@ def l2_loss(t: Any, name: Optional[str] = None) -> Any:
 # ---------------------------------------------------------------------------------------------
 # TopKV2, InTopK, InTopKV2
 # ---------------------------------------------------------------------------------------------
-def _top_k_shape(op: Any) -> list[TensorShape]:
+def _top_k_shape(op: Operation) -> list[TensorShape]:
     x = op.inputs[0].shape
     k = tensor_util.constant_value(op.inputs[1])
     if x.ndims == 0:
@@ -502,7 +445,7 @@ TopKV2 = define_op("TopKV2", inputs=["input: T", "k: Tk"], outputs=["values: T",
 
 
 @_kernel(TopKV2)
-def _top_k_kernel(ctx: Any) -> Callable:
+def _top_k_kernel(ctx: KernelContext) -> Callable:
     xp = ctx.xp
     index_dtype = ctx.output_dtypes[1].as_numpy_dtype
 
@@ -542,7 +485,7 @@ class _TopKResult(tuple):
     indices = property(lambda self: self[1])
 
 
-def _in_top_k_shape(op: Any) -> list[TensorShape]:
+def _in_top_k_shape(op: Operation) -> list[TensorShape]:
     predictions, targets = op.inputs[0].shape, op.inputs[1].shape
     if predictions.ndims is not None and predictions.ndims != 2:
         raise shape_error(op, f"Shape must be rank 2 but is rank {predictions.ndims}")
@@ -561,6 +504,8 @@ InTopK = define_op("InTopK", inputs=["predictions: float32", "targets: T"], outp
 InTopKV2 = define_op("InTopKV2", inputs=["predictions: float32", "targets: T", "k: T"],
                      outputs=["precision: bool"], attrs=["T: {int32, int64} = int32"],
                      shape_fn=_in_top_k_shape)
+InTopK.not_differentiable()
+InTopKV2.not_differentiable()
 
 
 def _in_top_k(xp: Any, predictions: Any, targets: Any, k: int) -> Any:
@@ -582,13 +527,13 @@ def _in_top_k(xp: Any, predictions: Any, targets: Any, k: int) -> Any:
 
 
 @_kernel(InTopK)
-def _in_top_k_kernel(ctx: Any) -> Callable:
+def _in_top_k_kernel(ctx: KernelContext) -> Callable:
     xp, k = ctx.xp, ctx.attr("k")
     return lambda predictions, targets: _in_top_k(xp, predictions, targets, k)
 
 
 @_kernel(InTopKV2)
-def _in_top_k_v2_kernel(ctx: Any) -> Callable:
+def _in_top_k_v2_kernel(ctx: KernelContext) -> Callable:
     xp = ctx.xp
 
     def compute(predictions: Any, targets: Any, k: Any) -> Any:
@@ -604,75 +549,3 @@ def in_top_k(predictions: Any, targets: Any, k: Any, name: Optional[str] = None)
     vector). Ties count for the target; rows with non-finite predictions give False."""
     with name_scope(name, "in_top_k", [predictions, targets]) as scope:
         return apply_op(InTopKV2, name=scope, predictions=predictions, targets=targets, k=k)
-
-
-# ---------------------------------------------------------------------------------------------
-# Dropout
-# ---------------------------------------------------------------------------------------------
-def _noise_shape(x: Tensor, noise_shape: Any) -> Any:
-    """shape(x) by default; None entries of a given noise_shape take x's static dims."""
-    if noise_shape is None:
-        return array_ops.shape(x)
-    if isinstance(noise_shape, (list, tuple)) and x.shape.ndims == len(noise_shape):
-        dims = x.shape.as_list()
-        if any(d is None for d in noise_shape):
-            return [dims[i] if d is None else d for i, d in enumerate(noise_shape)]
-    return noise_shape
-
-
-def _dropout_rate(keep_prob: Any, rate: Any) -> Any:
-    if keep_prob is not None and rate is not None:
-        raise ValueError("Cannot specify both 'keep_prob' and 'rate'.")
-    if keep_prob is not None:
-        if isinstance(keep_prob, numbers.Real) and not 0 < keep_prob <= 1:
-            raise ValueError(f"keep_prob must be a scalar tensor or a float in the range (0, 1], got {keep_prob}")
-        try:
-            return 1.0 - keep_prob
-        except TypeError:
-            raise ValueError(f"`keep_prob` must be a floating point number or Tensor. Received: "
-                             f"keep_prob={keep_prob}") from None
-    if rate is None:
-        raise ValueError("`rate` must be provided. Received: rate=None")
-    return rate
-
-
-def dropout(x: Any, keep_prob: Any = None, noise_shape: Any = None, seed: Optional[int] = None,
-            name: Optional[str] = None, rate: Any = None) -> Any:
-    """Keeps each element of `x` with probability keep_prob (= 1 - rate), scaled by
-    1 / keep_prob, and sets the rest to 0. `noise_shape` makes whole slices drop together;
-    `seed` (with tf.set_random_seed) makes the mask reproducible."""
-    rate = _dropout_rate(keep_prob, rate)
-    with name_scope(name, "dropout", [x]) as scope:
-        x = convert_to_tensor(x, name="x")
-        dtype = x.dtype.base_dtype
-        if not dtype.is_floating:
-            raise ValueError(f"x has to be a floating point tensor since it's going to be scaled. "
-                             f"Got a {dtype.name} tensor instead.")
-        if isinstance(rate, numbers.Real):
-            if not 0 <= rate < 1:
-                raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), got {rate}")
-            if rate == 0:
-                random_seed.get_seed(seed)  # TF's dummy RNG step: later ops keep their derived seeds
-                return x
-            scaled = math_ops.multiply(x, convert_to_tensor(1.0 / (1.0 - rate), dtype=dtype))
-        else:
-            rate = convert_to_tensor(rate, name="rate")
-            if rate.shape.ndims not in (None, 0):
-                raise ValueError(f"rate must be a scalar tensor, got shape {rate.shape}")
-            rate = math_ops.cast(rate, dtype) if rate.dtype.base_dtype != dtype else rate
-            scaled = math_ops.realdiv(x, math_ops.subtract(convert_to_tensor(1, dtype=dtype), rate))
-        uniform = random_uniform(_noise_shape(x, noise_shape), seed=seed, dtype=dtype)
-        keep = math_ops.greater_equal(uniform, rate)
-        out = math_ops.where_v2(keep, scaled, convert_to_tensor(0, dtype=dtype), name=scope)
-        out.set_shape(x.shape)  # the noise broadcasts to x's shape
-        return out
-
-
-def zero_fraction(value: Any, name: Optional[str] = None) -> Any:
-    """The fraction (float32 scalar) of the entries of `value` that are zero."""
-    with name_scope(name, "zero_fraction", [value]):
-        value = convert_to_tensor(value, name="value")
-        size = array_ops.size(value, out_type=_dtypes.int64)
-        nonzero = math_ops.count_nonzero(value, dtype=_dtypes.int64)
-        zeros = math_ops.cast(size - nonzero, _dtypes.float32)
-        return array_ops.identity(zeros / math_ops.cast(size, _dtypes.float32), name="fraction")

@@ -1,6 +1,6 @@
 """Pooling: MaxPool, MaxPoolV2, AvgPool and their gradient ops (MaxPoolGrad, MaxPoolGradV2,
-AvgPoolGrad, MaxPoolGradGrad, MaxPoolGradGradV2), each with TF's gradient, and the TF1 wrappers
-tf.nn.max_pool, max_pool2d, max_pool_v2, avg_pool, avg_pool2d.
+AvgPoolGrad, MaxPoolGradGrad, MaxPoolGradGradV2), and the TF1 wrappers tf.nn.max_pool, max_pool2d,
+max_pool_v2, avg_pool, avg_pool2d. TF's gradients of each are in grad.py.
 
 Semantics are TF's CPU kernels': max pooling ignores NaN (np.fmax) and pads with -inf; the
 gradient goes to the first maximum of each window in row-major order, recomputed from
@@ -16,12 +16,12 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from tensorweave.framework import tensor_util
-from tensorweave.framework.graph import name_scope
+from tensorweave.framework.graph import name_scope, Operation
+from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import Dimension, TensorShape
-from tensorweave.ops import array as array_ops
 from tensorweave.ops._util import shape_error
 from tensorweave.ops.kernels.conv_geometry import (
     convert_padding, Geometry, get_sequence, node_window_attrs, spatial_dims, static_output_shape,
@@ -50,7 +50,7 @@ def _names(op_def_attrs: Any) -> tuple[str, ...]:
     return ("ksize", "explicit_paddings") if "explicit_paddings" in op_def_attrs else ("ksize",)
 
 
-def _pool_output(op: Any, attrs: WindowAttrs, x: TensorShape) -> TensorShape:
+def _pool_output(op: Operation, attrs: WindowAttrs, x: TensorShape) -> TensorShape:
     if attrs.outer_window != (1, 1) or attrs.outer_strides != (1, 1):
         return TensorShape([None] * 4)  # the kernel rejects it with TF's error
     _, _, c_axis = spatial_dims(attrs.data_format)
@@ -62,18 +62,18 @@ def _pool_output(op: Any, attrs: WindowAttrs, x: TensorShape) -> TensorShape:
     return static_output_shape(op, attrs, x, window, x.dims[c_axis])
 
 
-def _pool_shape(op: Any) -> list[TensorShape]:
+def _pool_shape(op: Operation) -> list[TensorShape]:
     x = with_rank4(op, op.inputs[0].shape)
     attrs = node_window_attrs(op.get_attr, op.type, lambda m: shape_error(op, m), _names(op.op_def.attrs))
     return [_pool_output(op, attrs, x)]
 
 
-def _const_list(op: Any, index: int) -> Optional[list[int]]:
+def _const_list(op: Operation, index: int) -> Optional[list[int]]:
     value = tensor_util.constant_value(op.inputs[index])
     return None if value is None else [int(v) for v in np.asarray(value).reshape(-1)]
 
 
-def _pool_v2_shape(op: Any) -> list[TensorShape]:
+def _pool_v2_shape(op: Operation) -> list[TensorShape]:
     x = with_rank4(op, op.inputs[0].shape)
     ksize, strides = _const_list(op, 1), _const_list(op, 2)
     if ksize is None or strides is None:
@@ -86,13 +86,13 @@ def _pool_v2_shape(op: Any) -> list[TensorShape]:
     return [_pool_output(op, attrs, x)]
 
 
-def _like_input(index: int) -> Callable[[Any], list[TensorShape]]:
-    def shape_fn(op: Any) -> list[TensorShape]:
+def _like_input(index: int) -> Callable[[Operation], list[TensorShape]]:
+    def shape_fn(op: Operation) -> list[TensorShape]:
         return [with_rank4(op, op.inputs[index].shape)]
     return shape_fn
 
 
-def _avg_grad_shape(op: Any) -> list[TensorShape]:
+def _avg_grad_shape(op: Operation) -> list[TensorShape]:
     sizes = sizes_shape(op, 0)
     return [sizes if sizes.ndims == 4 else TensorShape([None] * 4)]
 
@@ -139,7 +139,7 @@ class _NodePools:
     """A pooling node's plans: attrs fixed at build time (V1 ops) or read from the ksize and
     strides inputs each step (V2 ops), and plans cached per input shape."""
 
-    def __init__(self, ctx: Any, kind: str, v2: bool) -> None:
+    def __init__(self, ctx: KernelContext, kind: str, v2: bool) -> None:
         self.op_type = ctx.op.type
         names = () if v2 else _names(ctx.op.op_def.attrs)
         self.data_format = ctx.attr("data_format")
@@ -170,8 +170,8 @@ class _NodePools:
         return self.plans.get(tuple(shape), ksize, strides)
 
 
-def _pool_kernel(kind: str, v2: bool) -> Callable[[Any], Callable[..., Any]]:
-    def build(ctx: Any) -> Callable[..., Any]:
+def _pool_kernel(kind: str, v2: bool) -> Callable[[KernelContext], Callable[..., Any]]:
+    def build(ctx: KernelContext) -> Callable[..., Any]:
         node = _NodePools(ctx, kind, v2)
         io = node.io
         if v2:
@@ -180,8 +180,8 @@ def _pool_kernel(kind: str, v2: bool) -> Callable[[Any], Callable[..., Any]]:
     return build
 
 
-def _max_grad_kernel(v2: bool, second_order: bool) -> Callable[[Any], Callable[..., Any]]:
-    def build(ctx: Any) -> Callable[..., Any]:
+def _max_grad_kernel(v2: bool, second_order: bool) -> Callable[[KernelContext], Callable[..., Any]]:
+    def build(ctx: KernelContext) -> Callable[..., Any]:
         node = _NodePools(ctx, "max", v2)
         io = node.io
 
@@ -219,7 +219,7 @@ MaxPoolGradGradV2.kernel()(_max_grad_kernel(True, True))
 
 
 @AvgPoolGrad.kernel()
-def _avg_pool_grad_kernel(ctx: Any) -> Callable[..., Any]:
+def _avg_pool_grad_kernel(ctx: KernelContext) -> Callable[..., Any]:
     node = _NodePools(ctx, "avg", False)
     io = node.io
 
@@ -233,73 +233,6 @@ def _avg_pool_grad_kernel(ctx: Any) -> Callable[..., Any]:
         return io.result(plan.avg_grad(io.arg(grad)))
 
     return compute
-
-
-# ---------------------------------------------------------------------------------------------
-# Gradients (TF's)
-# ---------------------------------------------------------------------------------------------
-def _attrs(op: Any, names: Sequence[str]) -> dict[str, Any]:
-    return {name: op.get_attr(name) for name in names if name in op.op_def.attrs}
-
-
-_V1 = ("ksize", "strides", "padding", "explicit_paddings", "data_format")
-_V2 = ("padding", "data_format")
-
-
-@MaxPool.gradient
-def _max_pool_grad(op: Any, grad: Any) -> Any:
-    return apply_op(MaxPoolGrad, orig_input=op.inputs[0], orig_output=op.outputs[0], grad=grad, **_attrs(op, _V1))
-
-
-@MaxPoolV2.gradient
-def _max_pool_v2_grad(op: Any, grad: Any) -> list[Any]:
-    x, ksize, strides = op.inputs
-    return [apply_op(MaxPoolGradV2, orig_input=x, orig_output=op.outputs[0], grad=grad, ksize=ksize,
-                     strides=strides, **_attrs(op, _V2)), None, None]
-
-
-@AvgPool.gradient
-def _avg_pool_grad(op: Any, grad: Any) -> Any:
-    return apply_op(AvgPoolGrad, orig_input_shape=array_ops.shape(op.inputs[0]), grad=grad, **_attrs(op, _V1))
-
-
-@AvgPoolGrad.gradient
-def _avg_pool_grad_grad(op: Any, grad: Any) -> list[Any]:
-    return [None, apply_op(AvgPool, value=grad, **_attrs(op, _V1))]
-
-
-def _zeros_for_orig(op: Any) -> list[Any]:
-    return [array_ops.zeros_like(op.inputs[0]), array_ops.zeros_like(op.inputs[1])]
-
-
-@MaxPoolGrad.gradient
-def _max_pool_grad_grad(op: Any, grad: Any) -> list[Any]:
-    attrs = _attrs(op, _V1)
-    if attrs.pop("explicit_paddings", None) and attrs["padding"] == "EXPLICIT":
-        raise ValueError(f"{op.name}: MaxPoolGradGrad has no EXPLICIT padding; the second derivative "
-                         f"of an explicitly padded max pool is not available (as in TensorFlow)")
-    return _zeros_for_orig(op) + [apply_op(MaxPoolGradGrad, orig_input=op.inputs[0], orig_output=op.inputs[1],
-                                           grad=grad, **attrs)]
-
-
-@MaxPoolGradV2.gradient
-def _max_pool_grad_v2_grad(op: Any, grad: Any) -> list[Any]:
-    x, y, _, ksize, strides = op.inputs
-    return _zeros_for_orig(op) + [apply_op(MaxPoolGradGradV2, orig_input=x, orig_output=y, grad=grad,
-                                           ksize=ksize, strides=strides, **_attrs(op, _V2)), None, None]
-
-
-@MaxPoolGradGrad.gradient
-def _max_pool_grad_grad_grad(op: Any, grad: Any) -> list[Any]:
-    return _zeros_for_orig(op) + [apply_op(MaxPoolGrad, orig_input=op.inputs[0], orig_output=op.inputs[1],
-                                           grad=grad, **_attrs(op, _V1))]
-
-
-@MaxPoolGradGradV2.gradient
-def _max_pool_grad_grad_v2_grad(op: Any, grad: Any) -> list[Any]:
-    x, y, _, ksize, strides = op.inputs
-    return _zeros_for_orig(op) + [apply_op(MaxPoolGradV2, orig_input=x, orig_output=y, grad=grad,
-                                           ksize=ksize, strides=strides, **_attrs(op, _V2)), None, None]
 
 
 # ---------------------------------------------------------------------------------------------

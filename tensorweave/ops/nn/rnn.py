@@ -9,6 +9,15 @@ from typing import Any, Optional, Sequence
 
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape
+from tensorweave.ops.array.creation import zeros, zeros_like
+from tensorweave.ops.array.joining import stack
+from tensorweave.ops.array.reverse_sequence import reverse_sequence
+from tensorweave.ops.array.shaping import identity, shape, transpose
+from tensorweave.ops.array.slicing import reverse
+from tensorweave.ops.math.cast import cast
+from tensorweave.ops.math.math_impl import where
+from tensorweave.ops.math.elementwise import maximum, minimum
+from tensorweave.ops.math.reduction import reduce_max
 from tensorweave.framework import nest
 from tensorweave.ops.control_flow.tensor_array import TensorArray
 from tensorweave.ops.control_flow.while_loop import while_loop
@@ -34,21 +43,19 @@ def _initial_state(cell: Any, initial_state: Any, batch_size: Any, dtype: Any) -
 
 
 def _sequence_length(sequence_length: Any) -> Any:
-    from tensorweave.ops import array as array_ops, math as math_ops
     if sequence_length is None:
         return None
-    sequence_length = math_ops.cast(convert_to_tensor(sequence_length), "int32")
+    sequence_length = cast(convert_to_tensor(sequence_length), "int32")
     if sequence_length.shape.ndims not in (None, 1):
         raise ValueError(f"sequence_length must be a vector of length batch_size, but saw shape: "
                          f"{sequence_length.shape}")
-    return array_ops.identity(sequence_length, name="sequence_length")
+    return identity(sequence_length, name="sequence_length")
 
 
 def _copy_through(finished: Any, zero_outputs: list[Any], output: Any, state: Any, new_state: Any) -> tuple:
     """Rows whose sequence has ended (finished[b]) output zeros and keep their state."""
-    from tensorweave.ops import math as math_ops
-    flat_out = [math_ops.where(finished, z, o) for z, o in zip(zero_outputs, nest.flatten(output))]
-    flat_state = [math_ops.where(finished, old, new) for old, new in zip(nest.flatten(state), nest.flatten(new_state))]
+    flat_out = [where(finished, z, o) for z, o in zip(zero_outputs, nest.flatten(output))]
+    flat_state = [where(finished, old, new) for old, new in zip(nest.flatten(state), nest.flatten(new_state))]
     return _pack(output, flat_out), _pack(new_state, flat_state)
 
 
@@ -58,11 +65,10 @@ def _pack(structure: Any, flat: list[Any]) -> Any:
 
 def _transpose_batch_time(x: Any) -> Any:
     """[batch, time, ...] <-> [time, batch, ...]."""
-    from tensorweave.ops import array as array_ops
     ndims = x.shape.ndims
     if ndims is None or ndims < 2:
         raise ValueError(f"RNN inputs must have rank >= 2 ([batch, time, ...] or [time, batch, ...]), got {x.shape}")
-    return array_ops.transpose(x, [1, 0] + list(range(2, ndims)))
+    return transpose(x, [1, 0] + list(range(2, ndims)))
 
 
 def _state_dtype(dtype: Any, state: Any) -> Any:
@@ -77,7 +83,6 @@ def dynamic_rnn(cell: Any, inputs: Any, sequence_length: Any = None, initial_sta
 
     Returns (outputs, state): outputs shaped like the inputs' first two dimensions followed by
     cell.output_size, and the final state (for each row, the state at its sequence_length)."""
-    from tensorweave.ops import array as array_ops
     _check_cell(cell)
     with variable_scope(scope or "rnn"):
         flat_inputs = [convert_to_tensor(x) for x in nest.flatten(inputs)]
@@ -90,7 +95,7 @@ def dynamic_rnn(cell: Any, inputs: Any, sequence_length: Any = None, initial_sta
         sequence_length = _sequence_length(sequence_length)
         first = flat_inputs[0]
         static_batch = first.shape[1].value if first.shape.ndims else None
-        batch = static_batch if static_batch is not None else array_ops.shape(first)[1]
+        batch = static_batch if static_batch is not None else shape(first)[1]
         state = _initial_state(cell, initial_state, batch, dtype)
         outputs, final_state = _dynamic_rnn_loop(cell, inputs, flat_inputs, state, sequence_length,
                                                  _state_dtype(dtype, state), parallel_iterations or 32,
@@ -102,13 +107,11 @@ def dynamic_rnn(cell: Any, inputs: Any, sequence_length: Any = None, initial_sta
 
 def _dynamic_rnn_loop(cell: Any, inputs: Any, flat_inputs: list[Any], state: Any, sequence_length: Any,
                       dtype: Any, parallel_iterations: int, swap_memory: bool) -> tuple[Any, Any]:
-    from tensorweave.ops import array as array_ops, math as math_ops
-    from tensorweave.ops.array.creation import zeros
     first = flat_inputs[0]
-    steps = array_ops.shape(first)[0]
+    steps = shape(first)[0]
     static_steps = first.shape[0].value if first.shape.ndims else None
     static_batch = first.shape[1].value if first.shape.ndims else None
-    batch = static_batch if static_batch is not None else array_ops.shape(first)[1]
+    batch = static_batch if static_batch is not None else shape(first)[1]
     input_tas = [TensorArray(x.dtype, size=steps, element_shape=x.shape[1:], name=f"input_{i}").unstack(x)
                  for i, x in enumerate(flat_inputs)]
     out_sizes = [TensorShape([static_batch]).concatenate(TensorShape(s if isinstance(s, (list, tuple)) else [s]))
@@ -118,8 +121,8 @@ def _dynamic_rnn_loop(cell: Any, inputs: Any, flat_inputs: list[Any], state: Any
     bound = steps
     if sequence_length is not None:
         # No cell runs after the longest sequence (the outputs there stay zero).
-        bound = math_ops.minimum(steps, math_ops.maximum(1, math_ops.reduce_max(sequence_length)))
-        zero_outputs = [zeros(array_ops.stack([batch] + s.as_list()[1:]) if static_batch is None
+        bound = minimum(steps, maximum(1, reduce_max(sequence_length)))
+        zero_outputs = [zeros(stack([batch] + s.as_list()[1:]) if static_batch is None
                               else s.as_list(), dtype) for s in out_sizes]
 
     def body(t: Any, *loop_vars: Any) -> Any:
@@ -148,8 +151,6 @@ def static_rnn(cell: Any, inputs: Sequence[Any], initial_state: Any = None, dtyp
                sequence_length: Any = None, scope: Any = None) -> tuple[list[Any], Any]:
     """The cell unrolled over a Python list of [batch, depth] inputs (one set of variables for
     every step); returns (outputs, state)."""
-    from tensorweave.ops import array as array_ops
-    from tensorweave.ops.array.creation import zeros_like
     _check_cell(cell)
     if not isinstance(inputs, (list, tuple)):
         raise TypeError("inputs must be a sequence")
@@ -158,7 +159,7 @@ def static_rnn(cell: Any, inputs: Sequence[Any], initial_state: Any = None, dtyp
     with variable_scope(scope or "rnn"):
         first = convert_to_tensor(nest.flatten(inputs[0])[0])
         batch = first.shape[0].value if first.shape.ndims else None
-        state = _initial_state(cell, initial_state, batch if batch is not None else array_ops.shape(first)[0],
+        state = _initial_state(cell, initial_state, batch if batch is not None else shape(first)[0],
                                dtype)
         sequence_length = _sequence_length(sequence_length)
         outputs = []
@@ -174,9 +175,7 @@ def static_rnn(cell: Any, inputs: Sequence[Any], initial_state: Any = None, dtyp
 
 def _reverse_time(x: Any, sequence_length: Any, time_axis: int, batch_axis: int) -> Any:
     if sequence_length is not None:
-        from tensorweave.ops.array.reverse_sequence import reverse_sequence
         return reverse_sequence(x, sequence_length, seq_axis=time_axis, batch_axis=batch_axis)
-    from tensorweave.ops.array.slicing import reverse
     return reverse(x, axis=[time_axis])
 
 

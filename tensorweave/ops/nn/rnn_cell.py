@@ -10,6 +10,16 @@ import re
 from typing import Any, Callable, Optional, Sequence
 
 from tensorweave.framework import graph as _graph
+from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.ops.array.creation import zeros
+from tensorweave.ops.array.joining import concat, split
+from tensorweave.ops.array.slicing import slice as array_slice
+from tensorweave.ops.linalg.linalg_impl import matmul
+from tensorweave.ops.math.select import clip_by_value
+from tensorweave.ops.math.elementwise import divide, floor, sigmoid, tanh
+from tensorweave.ops.nn.nn_impl import dropout
+from tensorweave.ops.nn.nn_ops import bias_add
+from tensorweave.ops.random.draws import random_uniform
 from tensorweave.ops.state import init_ops
 from tensorweave.framework import nest
 from tensorweave.ops.state.variable_scope import get_variable, variable_scope
@@ -59,7 +69,6 @@ class RNNCell:
     weights = variables
 
     def zero_state(self, batch_size: Any, dtype: Any) -> Any:
-        from tensorweave.ops.array.creation import zeros
         with _graph.name_scope(f"{type(self).__name__}ZeroState", values=[batch_size]):
             flat = [zeros([batch_size, s], dtype) for s in nest.flatten(self.state_size)]
             return nest.pack_sequence_as(self.state_size, flat) if nest.is_sequence(self.state_size) else flat[0]
@@ -70,7 +79,6 @@ class RNNCell:
         return self._variables[name]
 
     def __call__(self, inputs: Any, state: Any, scope: Any = None) -> tuple[Any, Any]:
-        from tensorweave.framework.tensor_conversion import convert_to_tensor
         inputs = convert_to_tensor(inputs)
         dtype = self._dtype or inputs.dtype.base_dtype
         with variable_scope(scope or self._name, reuse=True if self._built else self._reuse):
@@ -90,9 +98,7 @@ def _depth(inputs: Any) -> int:
 
 
 def _concat_matmul(parts: Sequence[Any], kernel: Any, bias: Any) -> Any:
-    from tensorweave.ops import array as array_ops, nn as nn_ops
-    from tensorweave.ops.linalg import linalg_impl as linalg_ops
-    return nn_ops.bias_add(linalg_ops.matmul(array_ops.concat(list(parts), 1), kernel), bias)
+    return bias_add(matmul(concat(list(parts), 1), kernel), bias)
 
 
 class _SingleStateCell(RNNCell):
@@ -119,10 +125,9 @@ class BasicRNNCell(_SingleStateCell):
         self._activation = activation
 
     def call(self, inputs: Any, state: Any, dtype: Any) -> tuple[Any, Any]:
-        from tensorweave.ops import math as math_ops
         kernel = self._variable("kernel", [_depth(inputs) + self._num_units, self._num_units], dtype)
         bias = self._variable("bias", [self._num_units], dtype, init_ops.zeros_initializer())
-        out = (self._activation or math_ops.tanh)(_concat_matmul([inputs, state], kernel, bias))
+        out = (self._activation or tanh)(_concat_matmul([inputs, state], kernel, bias))
         return out, out
 
 
@@ -146,16 +151,15 @@ class BasicLSTMCell(RNNCell):
         return self._num_units
 
     def call(self, inputs: Any, state: Any, dtype: Any) -> tuple[Any, Any]:
-        from tensorweave.ops import array as array_ops, math as math_ops
         n = self._num_units
-        c, h = state if self._state_is_tuple else array_ops.split(state, 2, axis=1)
+        c, h = state if self._state_is_tuple else split(state, 2, axis=1)
         kernel = self._variable("kernel", [_depth(inputs) + n, 4 * n], dtype)
         bias = self._variable("bias", [4 * n], dtype, init_ops.zeros_initializer())
-        i, j, f, o = array_ops.split(_concat_matmul([inputs, h], kernel, bias), 4, axis=1)
-        act = self._activation or math_ops.tanh
-        new_c = c * math_ops.sigmoid(f + self._forget_bias) + math_ops.sigmoid(i) * act(j)
-        new_h = act(new_c) * math_ops.sigmoid(o)
-        new_state = LSTMStateTuple(new_c, new_h) if self._state_is_tuple else array_ops.concat([new_c, new_h], 1)
+        i, j, f, o = split(_concat_matmul([inputs, h], kernel, bias), 4, axis=1)
+        act = self._activation or tanh
+        new_c = c * sigmoid(f + self._forget_bias) + sigmoid(i) * act(j)
+        new_h = act(new_c) * sigmoid(o)
+        new_state = LSTMStateTuple(new_c, new_h) if self._state_is_tuple else concat([new_c, new_h], 1)
         return new_h, new_state
 
 
@@ -182,38 +186,36 @@ class LSTMCell(RNNCell):
         return self._num_proj or self._num_units
 
     def call(self, inputs: Any, state: Any, dtype: Any) -> tuple[Any, Any]:
-        from tensorweave.ops import array as array_ops, math as math_ops
         n, out_size = self._num_units, self._num_proj or self._num_units
         if self._state_is_tuple:
             c_prev, m_prev = state
         else:
-            c_prev, m_prev = array_ops.slice(state, [0, 0], [-1, n]), array_ops.slice(state, [0, n], [-1, out_size])
+            c_prev, m_prev = array_slice(state, [0, 0], [-1, n]), array_slice(state, [0, n], [-1, out_size])
         kernel = self._variable("kernel", [_depth(inputs) + out_size, 4 * n], dtype, self._initializer)
         bias = self._variable("bias", [4 * n], dtype, init_ops.zeros_initializer())
-        i, j, f, o = array_ops.split(_concat_matmul([inputs, m_prev], kernel, bias), 4, axis=1)
-        act = self._activation or math_ops.tanh
+        i, j, f, o = split(_concat_matmul([inputs, m_prev], kernel, bias), 4, axis=1)
+        act = self._activation or tanh
         if self._use_peepholes:
             w_f = self._variable("w_f_diag", [n], dtype, self._initializer)
             w_i = self._variable("w_i_diag", [n], dtype, self._initializer)
             w_o = self._variable("w_o_diag", [n], dtype, self._initializer)
-            c = (math_ops.sigmoid(f + self._forget_bias + w_f * c_prev) * c_prev
-                 + math_ops.sigmoid(i + w_i * c_prev) * act(j))
+            c = (sigmoid(f + self._forget_bias + w_f * c_prev) * c_prev
+                 + sigmoid(i + w_i * c_prev) * act(j))
         else:
-            c = math_ops.sigmoid(f + self._forget_bias) * c_prev + math_ops.sigmoid(i) * act(j)
+            c = sigmoid(f + self._forget_bias) * c_prev + sigmoid(i) * act(j)
         if self._cell_clip is not None:
-            c = math_ops.clip_by_value(c, -self._cell_clip, self._cell_clip)
-        m = math_ops.sigmoid(o + w_o * c) * act(c) if self._use_peepholes else math_ops.sigmoid(o) * act(c)
+            c = clip_by_value(c, -self._cell_clip, self._cell_clip)
+        m = sigmoid(o + w_o * c) * act(c) if self._use_peepholes else sigmoid(o) * act(c)
         if self._num_proj is not None:
-            from tensorweave.ops.linalg import linalg_impl as linalg_ops
             if "projection/kernel" not in self._variables:
                 with variable_scope("projection"):
                     self._variables["projection/kernel"] = get_variable(
                         "kernel", [n, self._num_proj], dtype=dtype, initializer=self._initializer)
             proj = self._variables["projection/kernel"]
-            m = linalg_ops.matmul(m, proj)
+            m = matmul(m, proj)
             if self._proj_clip is not None:
-                m = math_ops.clip_by_value(m, -self._proj_clip, self._proj_clip)
-        new_state = LSTMStateTuple(c, m) if self._state_is_tuple else array_ops.concat([c, m], 1)
+                m = clip_by_value(m, -self._proj_clip, self._proj_clip)
+        new_state = LSTMStateTuple(c, m) if self._state_is_tuple else concat([c, m], 1)
         return m, new_state
 
 
@@ -238,13 +240,12 @@ class GRUCell(_SingleStateCell):
         return self._variables[key], self._variables[f"{scope}/bias"]
 
     def call(self, inputs: Any, state: Any, dtype: Any) -> tuple[Any, Any]:
-        from tensorweave.ops import array as array_ops, math as math_ops
         n = self._num_units
         depth = _depth(inputs) + n
         gate_kernel, gate_bias = self._scoped("gates", depth, 2 * n, dtype, init_ops.constant_initializer(1.0))
-        r, u = array_ops.split(math_ops.sigmoid(_concat_matmul([inputs, state], gate_kernel, gate_bias)), 2, axis=1)
+        r, u = split(sigmoid(_concat_matmul([inputs, state], gate_kernel, gate_bias)), 2, axis=1)
         cand_kernel, cand_bias = self._scoped("candidate", depth, n, dtype, init_ops.zeros_initializer())
-        c = (self._activation or math_ops.tanh)(_concat_matmul([inputs, r * state], cand_kernel, cand_bias))
+        c = (self._activation or tanh)(_concat_matmul([inputs, r * state], cand_kernel, cand_bias))
         new_h = u * state + (1 - u) * c
         return new_h, new_h
 
@@ -285,7 +286,6 @@ class MultiRNNCell(RNNCell):
         return super().zero_state(batch_size, dtype)
 
     def call(self, inputs: Any, state: Any, dtype: Any) -> tuple[Any, Any]:
-        from tensorweave.ops import array as array_ops
         new_states = []
         current, position = inputs, 0
         for i, cell in enumerate(self._cells):
@@ -293,13 +293,13 @@ class MultiRNNCell(RNNCell):
                 if self._state_is_tuple:
                     layer_state = state[i]
                 else:
-                    layer_state = array_ops.slice(state, [0, position], [-1, cell.state_size])
+                    layer_state = array_slice(state, [0, position], [-1, cell.state_size])
                     position += cell.state_size
                 current, s = cell(current, layer_state)
             new_states.append(s)
         if self._state_is_tuple:
             return current, tuple(new_states)
-        return current, array_ops.concat(new_states, 1)
+        return current, concat(new_states, 1)
 
 
 def _lstm_filter(substate: Any) -> Any:
@@ -342,7 +342,6 @@ class DropoutWrapper(RNNCell):
             self._noise = self._recurrent_noise(input_size, dtype)
 
     def _recurrent_noise(self, input_size: Any, dtype: Any) -> dict[str, Any]:
-        from tensorweave.ops.random.draws import random_uniform
         if dtype is None:
             raise ValueError("When variational_recurrent=True, dtype must be provided")
         sizes = {"state": self._cell.state_size, "output": self._cell.output_size}
@@ -383,7 +382,6 @@ class DropoutWrapper(RNNCell):
         return not isinstance(keep, (int, float)) or keep < 1.0
 
     def _drop(self, values: Any, kind: str, mask: Any = True) -> Any:
-        from tensorweave.ops import math as math_ops, nn as nn_ops
         keep = self._keep[kind]
         if not self._should_drop(keep):
             return values
@@ -393,10 +391,10 @@ class DropoutWrapper(RNNCell):
             if not do:
                 out.append(v)
             elif kind in self._noise:
-                kept = math_ops.floor(keep + self._noise[kind][i])   # 1 with probability keep
-                out.append(math_ops.divide(v, keep) * kept)
+                kept = floor(keep + self._noise[kind][i])   # 1 with probability keep
+                out.append(divide(v, keep) * kept)
             else:
-                out.append(nn_ops.dropout(v, keep_prob=keep, seed=_seed_for(self._seed, kind, i)))
+                out.append(dropout(v, keep_prob=keep, seed=_seed_for(self._seed, kind, i)))
         return nest.pack_sequence_as(values, out) if nest.is_sequence(values) else out[0]
 
     def __call__(self, inputs: Any, state: Any, scope: Any = None) -> tuple[Any, Any]:

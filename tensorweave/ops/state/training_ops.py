@@ -5,10 +5,10 @@ forms, with TensorFlow's update rules.
 Dense updates write the variable's and the slots' buffers in place, as TF1's kernels do, when
 nothing else can see those buffers: an array a cell holds is private when the cell's reference
 is its only one (buffer_forwarding.held_only_by; kernels forward their inputs by the same
-reference counts, buffer_forwarding.forwardable). CPython's reference counts are exact, and every holder of the old value counts:
-a value fetched by the user or waiting for a kernel in this step (the executor holds it), a
-view of it (a view references its base), a kernel running on it. Reads dereference the cell when
-their consumer runs, so a value read before the update and still held anywhere keeps its
+reference counts, buffer_forwarding.forwardable). CPython's reference counts are exact, and every
+holder of the old value counts: a value fetched by the user or waiting for a kernel in this step
+(the executor holds it), a view of it (a view references its base), a kernel running on it.
+Reads dereference the cell when their consumer runs, so a value read before the update and still held anywhere keeps its
 snapshot: such a buffer is replaced by a new one instead (copy-on-write, as before). A step that
 reads the variable while another step is updating it may see a partly updated value, as with
 TF1's in-place kernels (use_locking serialises updates, not reads). The update

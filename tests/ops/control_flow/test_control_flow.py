@@ -1,6 +1,5 @@
 """tf.cond, tf.case and tf.while_loop, run by the executor's dead values and frames."""
 import collections
-import threading
 import time
 
 import numpy as np
@@ -50,7 +49,7 @@ def test_untaken_branch_side_effects_do_not_happen():
 def test_cond_returning_outside_tensor_and_op():
     a = tf.constant(5.0)
     p = tf.placeholder(tf.bool, [])
-    v = tf.Variable(1.0)
+    tf.Variable(1.0)
     out = tf.cond(p, lambda: a, lambda: a * 2.0)
     with tf.Session() as sess:
         assert sess.run(out, {p: True}) == 5.0 and sess.run(out, {p: False}) == 10.0

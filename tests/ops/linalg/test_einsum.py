@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-from tensorweave.testing.op_test import assert_static_shape_matches, check_op
+from tensorweave.testing.op_test import check_op
 
 RNG = np.random.RandomState(0)
 A, B = RNG.randn(2, 3), RNG.randn(3, 4)

@@ -52,7 +52,8 @@ def ref_conv2d(x, w, strides=(1, 1), padding="SAME", dilations=(1, 1)):
     per = f_out // groups
     for a, c, i, j, y, z in taps(kh, kw, strides, dilations, oh, ow):
         for g in range(groups):
-            out[:, a, c, g * per:(g + 1) * per] += xp[:, y, z, g * f_in:(g + 1) * f_in] @ w[i, j, :, g * per:(g + 1) * per]
+            window = xp[:, y, z, g * f_in:(g + 1) * f_in]
+            out[:, a, c, g * per:(g + 1) * per] += window @ w[i, j, :, g * per:(g + 1) * per]
     return out
 
 

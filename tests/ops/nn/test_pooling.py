@@ -163,7 +163,8 @@ def test_max_pool_v2_reads_ksize_and_strides_tensors():
     for k in (2, 3):
         got = evaluate(y, {ksize: [1, k, k, 1]})
         np.testing.assert_array_equal(got, ref_pool(x, (k, k), (2, 2), "SAME", "max"))
-    check_op(pooling_ops.max_pool_v2(x, [1, 3, 3, 1], [1, 2, 2, 1], "VALID"), ref_pool(x, (3, 3), (2, 2), "VALID", "max"))
+    check_op(pooling_ops.max_pool_v2(x, [1, 3, 3, 1], [1, 2, 2, 1], "VALID"),
+             ref_pool(x, (3, 3), (2, 2), "VALID", "max"))
 
 
 # ---------------------------------------------------------------------------------------------
