@@ -15,9 +15,8 @@ from tensorweave.ops.array.shaping import (
 from tensorweave.ops.array.joining import concat, split, stack, unstack
 from tensorweave.ops.array.creation import (
     fill, lin_space, linspace, one_hot, ones, ones_like, pad, zeros, zeros_like)
-from tensorweave.ops.array.slicing import (
-    boolean_mask, gather, newaxis, reverse, reverse_v2, slice, strided_slice)
-from tensorweave.ops.array.slicing import _where_indices  # noqa: F401  (tf.where with one argument)
+from tensorweave.ops.array.slicing import (  # _where_indices: math's tf.where with one argument
+    _where_indices, boolean_mask, gather, newaxis, reverse, reverse_v2, slice, strided_slice)
 from tensorweave.ops.array.transposition import invert_permutation, transpose
 from tensorweave.ops.array.gather_scatter_nd import gather_nd, scatter_nd
 from tensorweave.ops.array.partition_stitch import dynamic_partition, dynamic_stitch

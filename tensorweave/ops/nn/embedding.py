@@ -19,7 +19,8 @@ from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework.graph import Tensor, name_scope
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
-from tensorweave.ops.array.creation import ones_like, range as array_range
+from tensorweave.ops.array.array_impl import range as array_range
+from tensorweave.ops.array.creation import ones_like
 from tensorweave.ops.array.joining import concat, stack
 from tensorweave.ops.array import partition_stitch as data_flow_ops
 from tensorweave.ops.array.shaping import expand_dims, identity, rank, reshape, shape, size

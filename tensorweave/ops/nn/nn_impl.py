@@ -28,7 +28,8 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops.array.creation import zeros_like
 from tensorweave.ops.array.joining import stack
 from tensorweave.ops.array.shaping import (
-    expand_dims, identity, reshape, shape, size, squeeze, stop_gradient, transpose)
+    expand_dims, identity, reshape, shape, size, squeeze, stop_gradient)
+from tensorweave.ops.array.transposition import transpose
 from tensorweave.ops.kernels.conv_geometry import convert_padding, get_sequence
 from tensorweave.ops.linalg.linalg_impl import matmul
 from tensorweave.ops.math.cast import cast

@@ -12,8 +12,9 @@ from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.ops.array.creation import zeros, zeros_like
 from tensorweave.ops.array.joining import stack
 from tensorweave.ops.array.reverse_sequence import reverse_sequence
-from tensorweave.ops.array.shaping import identity, shape, transpose
+from tensorweave.ops.array.shaping import identity, shape
 from tensorweave.ops.array.slicing import reverse
+from tensorweave.ops.array.transposition import transpose
 from tensorweave.ops.math.cast import cast
 from tensorweave.ops.math.math_impl import where
 from tensorweave.ops.math.elementwise import maximum, minimum

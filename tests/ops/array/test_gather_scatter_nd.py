@@ -67,7 +67,8 @@ def test_scatter_nd_shapes_and_errors():
     assert out.shape.as_list() == [None, None]
     check_op(out, np.float32([[1, 1, 1], [1, 1, 1], [0, 0, 0]]), feed_dict={shape: [3, 3]})
     with tf.Session() as sess:
-        with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[0\] = \[5\] does not index into shape \[4\]"):
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"indices\[0\] = \[5\] does not index into shape \[4\]"):
             sess.run(tf.scatter_nd([[5]], [1.0], [4]))
         with pytest.raises(tf.errors.InvalidArgumentError, match="updates has shape"):
             sess.run(out, {shape: [3, 4]})
