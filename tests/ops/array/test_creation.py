@@ -4,14 +4,9 @@ import pytest
 
 import tensorweave as tf
 from tensorweave.framework import tensor_util
-from tensorweave.testing.op_test import check_op, evaluate
+from tensorweave.testing.op_test import assert_run_error, check_op
 
 X = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
-
-
-def run_error(tensor, feed_dict, match):
-    with pytest.raises(tf.errors.InvalidArgumentError, match=match):
-        evaluate(tensor, feed_dict)
 
 
 # -- fill ------------------------------------------------------------------------------------
@@ -34,8 +29,8 @@ def test_fill_errors():
     with pytest.raises(ValueError, match="must be >= 0"):
         tf.fill([2, -1], 1.0)
     dims = tf.placeholder(tf.int32)
-    run_error(tf.fill(dims, 1.0), {dims: [2, -1]}, "must be >= 0")
-    run_error(tf.fill(dims, 1.0), {dims: [[2]]}, "dims must be a vector")
+    assert_run_error(tf.fill(dims, 1.0), {dims: [2, -1]}, match="must be >= 0")
+    assert_run_error(tf.fill(dims, 1.0), {dims: [[2]]}, match="dims must be a vector")
 
 
 # -- zeros / ones ----------------------------------------------------------------------------
@@ -117,11 +112,11 @@ def test_range_dynamic():
     r = tf.range(n)
     assert r.shape.as_list() == [None]
     check_op(r, np.arange(4, dtype=np.int32), {n: 4})
-    run_error(r, {n: -3}, "Requires start <= limit when delta > 0: 0/-3")
-    run_error(tf.range(0, 5, n), {n: 0}, "Requires delta != 0")
-    run_error(tf.range(0, 5, n), {n: -1}, "Requires start >= limit when delta < 0")
+    assert_run_error(r, {n: -3}, match="Requires start <= limit when delta > 0: 0/-3")
+    assert_run_error(tf.range(0, 5, n), {n: 0}, match="Requires delta != 0")
+    assert_run_error(tf.range(0, 5, n), {n: -1}, match="Requires start >= limit when delta < 0")
     v = tf.placeholder(tf.int32)
-    run_error(tf.range(v), {v: [1, 2]}, "limit must be a scalar")
+    assert_run_error(tf.range(v), {v: [1, 2]}, match="limit must be a scalar")
 
 
 def test_range_graph_errors():
@@ -148,7 +143,7 @@ def test_linspace():
     check_op(d, np.linspace(0, 1, 5))
     n = tf.placeholder(tf.int32, [])
     assert tf.linspace(0.0, 1.0, n).shape.as_list() == [None]
-    run_error(tf.linspace(0.0, 1.0, n), {n: 0}, "Requires num > 0: 0")
+    assert_run_error(tf.linspace(0.0, 1.0, n), {n: 0}, match="Requires num > 0: 0")
     with pytest.raises(ValueError, match="Requires num > 0"):
         tf.linspace(0.0, 1.0, 0)
     with pytest.raises(TypeError):
@@ -189,7 +184,7 @@ def test_one_hot_dynamic_and_errors():
     y = tf.one_hot(idx, depth)
     assert y.shape.as_list() == [None, None]
     check_op(y, _one_hot_ref([0, 3], 4), {idx: [0, 3], depth: 4})
-    run_error(y, {idx: [0], depth: -1}, "depth must be non-negative, got: -1")
+    assert_run_error(y, {idx: [0], depth: -1}, match="depth must be non-negative, got: -1")
     with pytest.raises(ValueError, match="axis must be >= -1"):
         tf.one_hot([1], 3, axis=-2)
     with pytest.raises(ValueError, match="Expected axis"):
@@ -244,8 +239,8 @@ def test_pad_partial_shapes_and_errors():
     with pytest.raises(ValueError, match="Unknown padding mode"):
         tf.pad(p, [[1, 1], [0, 0]], "WRAP")
     u = tf.placeholder(tf.float32)
-    run_error(tf.pad(u, [[2, 2]], "REFLECT"), {u: np.zeros(2)}, "must be less than the dimension size")
-    run_error(tf.pad(u, [[3, 2]], "SYMMETRIC"), {u: np.zeros(2)}, "no greater than the dimension size")
-    run_error(tf.pad(u, [[1, 2]]), {u: np.zeros((2, 2))}, "first dimension of paddings must be the rank")
+    assert_run_error(tf.pad(u, [[2, 2]], "REFLECT"), {u: np.zeros(2)}, match="must be less than the dimension size")
+    assert_run_error(tf.pad(u, [[3, 2]], "SYMMETRIC"), {u: np.zeros(2)}, match="no greater than the dimension size")
+    assert_run_error(tf.pad(u, [[1, 2]]), {u: np.zeros((2, 2))}, match="first dimension of paddings must be the rank")
     pads = tf.placeholder(tf.int32)
-    run_error(tf.pad(u, pads), {u: np.zeros(2), pads: [[-1, 2]]}, "Paddings must be non-negative")
+    assert_run_error(tf.pad(u, pads), {u: np.zeros(2), pads: [[-1, 2]]}, match="Paddings must be non-negative")

@@ -8,14 +8,9 @@ import pytest
 import tensorweave as tf
 from tensorweave.framework import tensor_util
 from tensorweave.ops.array.slicing import _where_indices
-from tensorweave.testing.op_test import check_op, evaluate
+from tensorweave.testing.op_test import assert_run_error, check_op, evaluate
 
 X = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
-
-
-def run_error(tensor, feed_dict, match):
-    with pytest.raises(tf.errors.InvalidArgumentError, match=match):
-        evaluate(tensor, feed_dict)
 
 
 # -- slice -----------------------------------------------------------------------------------
@@ -44,8 +39,8 @@ def test_slice_errors():
         tf.slice(x, [0, 0], [1, 1])
     u = tf.placeholder(tf.float32)
     zeros = np.zeros((2, 2))
-    run_error(tf.slice(u, [0, 1], [3, 1]), {u: zeros}, r"Expected size\[0\] in \[0, 2\], but got 3")
-    run_error(tf.slice(u, [0, 3], [1, 1]), {u: zeros}, r"Expected begin\[1\] in \[0, 2\], but got 3")
+    assert_run_error(tf.slice(u, [0, 1], [3, 1]), {u: zeros}, match=r"Expected size\[0\] in \[0, 2\], but got 3")
+    assert_run_error(tf.slice(u, [0, 3], [1, 1]), {u: zeros}, match=r"Expected begin\[1\] in \[0, 2\], but got 3")
 
 
 # -- strided_slice ---------------------------------------------------------------------------
@@ -110,11 +105,11 @@ def test_strided_slice_errors():
     with pytest.raises(ValueError, match="Multiple ellipses"):
         tf.strided_slice(x, [0, 0], [0, 0], [1, 1], ellipsis_mask=3)
     u, i = tf.placeholder(tf.float32), tf.placeholder(tf.int32, [])
-    run_error(u[i], {u: X, i: 3}, "slice index 3 of dimension 0 out of bounds")
-    run_error(u[:, i], {u: X, i: -5}, "slice index -1 of dimension 1 out of bounds")
-    run_error(u[1, 2, 3, 4], {u: X}, "Index out of range using input dim 3")
+    assert_run_error(u[i], {u: X, i: 3}, match="slice index 3 of dimension 0 out of bounds")
+    assert_run_error(u[:, i], {u: X, i: -5}, match="slice index -1 of dimension 1 out of bounds")
+    assert_run_error(u[1, 2, 3, 4], {u: X}, match="Index out of range using input dim 3")
     s = tf.placeholder(tf.int32, [1])
-    run_error(tf.strided_slice(u, [0], [1], s), {u: X, s: [0]}, r"strides\[0\] must be non-zero")
+    assert_run_error(tf.strided_slice(u, [0], [1], s), {u: X, s: [0]}, match=r"strides\[0\] must be non-zero")
 
 
 # -- Python indexing -------------------------------------------------------------------------
@@ -211,8 +206,8 @@ def test_gather_errors():
     with pytest.raises(ValueError, match="out of range"):
         tf.gather(x, [0], axis=3)
     idx = tf.placeholder(tf.int32)
-    run_error(tf.gather(x, idx), {idx: [0, 3]}, r"indices\[1\] = 3 is not in \[0, 3\)")
-    run_error(tf.gather(x, idx), {idx: [[0], [-1]]}, r"indices\[1,0\] = -1 is not in \[0, 3\)")
+    assert_run_error(tf.gather(x, idx), {idx: [0, 3]}, match=r"indices\[1\] = 3 is not in \[0, 3\)")
+    assert_run_error(tf.gather(x, idx), {idx: [[0], [-1]]}, match=r"indices\[1,0\] = -1 is not in \[0, 3\)")
 
 
 # -- Where (one argument) --------------------------------------------------------------------
@@ -282,5 +277,5 @@ def test_reverse():
     with pytest.raises(ValueError, match="out of valid range"):
         tf.reverse(x, [3])
     u, axes = tf.placeholder(tf.float32), tf.placeholder(tf.int32)
-    run_error(tf.reverse(u, axes), {u: X, axes: [1, 1]}, "axis 1 specified more than once")
-    run_error(tf.reverse(u, axes), {u: X, axes: [4]}, "out of valid range")
+    assert_run_error(tf.reverse(u, axes), {u: X, axes: [1, 1]}, match="axis 1 specified more than once")
+    assert_run_error(tf.reverse(u, axes), {u: X, axes: [4]}, match="out of valid range")
