@@ -19,9 +19,27 @@ from tensorweave.framework import errors  # noqa: F401
 from tensorweave.framework.errors import OpError  # noqa: F401
 from tensorweave.framework.op_def_library import apply_op as _apply_op  # noqa: F401
 
-from tensorweave.ops.array import *  # noqa: F401,F403
-from tensorweave.ops.math import *  # noqa: F401,F403
-from tensorweave.ops.linalg import *  # noqa: F401,F403
+from tensorweave.ops.array import (  # noqa: F401
+    boolean_mask, broadcast_to, concat, constant, dynamic_partition, dynamic_stitch, expand_dims, fill, gather,
+    gather_nd, identity, invert_permutation, lin_space, linspace, meshgrid, newaxis, one_hot, ones, ones_like,
+    pad, placeholder, placeholder_with_default, range, rank, reshape, reverse, reverse_sequence, reverse_v2,
+    scatter_nd, sequence_mask, shape, shape_n, size, slice, split, squeeze, stack, stop_gradient,
+    strided_slice, tile, transpose, unique, unstack, zeros, zeros_like)
+from tensorweave.ops.math import (  # noqa: F401
+    abs, acos, acosh, add, add_n, arg_max, arg_min, argmax, argmin, argsort, asin, asinh, atan, atan2, atanh,
+    cast, ceil, clip_by_average_norm, clip_by_global_norm, clip_by_norm, clip_by_value, cos, cosh,
+    count_nonzero, cumprod, cumsum, div, div_no_nan, divide, equal, exp, expm1, floor, floor_div, floordiv,
+    floormod, global_norm, greater, greater_equal, is_finite, is_inf, is_nan, less, less_equal, log, log1p,
+    logical_and, logical_not, logical_or, logical_xor, maximum, minimum, mod, multiply, negative, not_equal,
+    pow, realdiv, reciprocal, reduce_all, reduce_any, reduce_logsumexp, reduce_max, reduce_mean, reduce_min,
+    reduce_prod, reduce_sum, rint, round, rsqrt, saturate_cast, scalar_mul, segment_max, segment_mean,
+    segment_min, segment_prod, segment_sum, sigmoid, sign, sin, sinh, sort, sqrt, square, squared_difference,
+    subtract, tan, tanh, to_double, to_float, to_int32, to_int64, truediv, truncatediv, truncatemod,
+    unique_with_counts, unsorted_segment_max, unsorted_segment_min, unsorted_segment_prod,
+    unsorted_segment_sum, where, where_v2)
+from tensorweave.ops.linalg import (  # noqa: F401
+    cholesky, diag, diag_part, einsum, eye, matmul, matrix_determinant, matrix_diag, matrix_diag_part,
+    matrix_inverse, matrix_solve, matrix_transpose, norm, tensordot, trace)
 from tensorweave.ops.random import (  # noqa: F401
     multinomial, random_normal, random_shuffle, random_uniform, truncated_normal)
 from tensorweave.ops.control_flow import group, no_op, tuple  # noqa: F401
@@ -29,13 +47,23 @@ from tensorweave.ops.control_flow.cond import case, cond  # noqa: F401
 from tensorweave.ops.control_flow.while_loop import while_loop  # noqa: F401
 from tensorweave.ops.control_flow.tensor_array import TensorArray  # noqa: F401
 from tensorweave.ops.control_flow.functional_ops import foldl, foldr, map_fn, scan  # noqa: F401
-from tensorweave.ops.debugging import *  # noqa: F401,F403
-from tensorweave.ops.state import *  # noqa: F401,F403
-from tensorweave.ops.script import *  # noqa: F401,F403
-from tensorweave.ops.math.segment import *  # noqa: F401,F403
-from tensorweave.ops.linalg.linalg_impl import *  # noqa: F401,F403
-from tensorweave.ops.linalg.einsum import *  # noqa: F401,F403
-from tensorweave.ops.math.sort import *  # noqa: F401,F403
+from tensorweave.ops.debugging import (  # noqa: F401
+    Assert, assert_equal, assert_greater, assert_greater_equal, assert_less, assert_less_equal,
+    assert_negative, assert_non_negative, assert_non_positive, assert_none_equal, assert_positive, assert_rank,
+    assert_type, check_numerics, Print, print, verify_tensor_all_finite)
+from tensorweave.ops.state import (  # noqa: F401
+    all_variables, assert_variables_initialized, assign, assign_add, assign_sub, AUTO_REUSE,
+    constant_initializer, count_up_to, CriticalSection, get_local_variable, get_variable, get_variable_scope,
+    global_variables, global_variables_initializer, glorot_normal_initializer, glorot_uniform_initializer,
+    initialize_all_variables, initialize_local_variables, initialize_variables, Initializer,
+    is_variable_initialized, local_variables, local_variables_initializer, make_template, model_variables,
+    moving_average_variables, no_regularizer, ones_initializer, random_normal_initializer,
+    random_uniform_initializer, report_uninitialized_variables, scatter_add, scatter_div, scatter_mul,
+    scatter_sub, scatter_update, trainable_variables, truncated_normal_initializer,
+    uniform_unit_scaling_initializer, Variable, variable_scope, variables_initializer, VariableScope,
+    VariableV1, variance_scaling_initializer, zeros_initializer)
+from tensorweave.ops.script import (  # noqa: F401
+    py_func)
 
 from tensorweave.runtime.config import (  # noqa: F401
     ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions)
@@ -45,10 +73,11 @@ from tensorweave.framework.indexed_slices import IndexedSlices, IndexedSlicesVal
 from tensorweave.gradients import (  # noqa: F401
     AggregationMethod, NoGradient, NotDifferentiable, RegisterGradient, UnconnectedGradients, gradients,
     hessians)
-from tensorweave.ops.math.clip import *  # noqa: F401,F403
-from tensorweave.ops.queues import *  # noqa: F401,F403,E402
+from tensorweave.ops.queues import (  # noqa: F401
+    FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue)
 from tensorweave.framework.dtypes import resource, variant  # noqa: F401,E402
-from tensorweave.ops.readers import *  # noqa: F401,F403,E402
+from tensorweave.ops.readers import (  # noqa: F401
+    FixedLengthRecordReader, IdentityReader, ReaderBase, TextLineReader, TFRecordReader, WholeFileReader)
 from tensorweave import queue  # noqa: F401,E402
 from tensorweave import nn  # noqa: F401,E402
 from tensorweave import losses  # noqa: F401,E402
@@ -60,9 +89,13 @@ from tensorweave import random  # noqa: F401,E402
 from tensorweave import dtypes  # noqa: F401,E402
 from tensorweave import debugging  # noqa: F401,E402
 from tensorweave.framework.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: F401,E402
-from tensorweave.ops.sparse import *  # noqa: F401,F403,E402
-from tensorweave.ops.strings import *  # noqa: F401,F403,E402
-from tensorweave.ops.io import *  # noqa: F401,F403,E402
+from tensorweave.ops.sparse import (  # noqa: F401
+    sparse_placeholder, sparse_tensor_to_dense, sparse_to_dense)
+from tensorweave.ops.strings import (  # noqa: F401
+    as_string, decode_csv, decode_raw, regex_replace, string_join, string_split, string_strip,
+    string_to_number, substr)
+from tensorweave.ops.io import (  # noqa: F401
+    matching_files, read_file, write_file)
 from tensorweave import python_io  # noqa: F401,E402
 from tensorweave import strings  # noqa: F401,E402
 from tensorweave import io  # noqa: F401,E402
