@@ -437,7 +437,7 @@ class ExecutorState:
             raise self.error
         for i, value in enumerate(self.results):
             if value is DEAD:
-                raise dead_fetch_error(self.tables.tables, i)
+                raise dead_fetch_error(self.tables, i)
         return self.results
 
 
