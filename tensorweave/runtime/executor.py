@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import collections
 import threading
-from typing import Any, Callable, Optional
+from typing import Any, Callable, MutableSet, Optional
 
 from tensorweave.framework import errors
 from tensorweave.framework.kernel_contract import KernelCall
 from tensorweave.runtime import kernel_errors
+from tensorweave.runtime.device import Device
 from tensorweave.runtime.control_flow_semantics import (TaggedNode, activate, activate_merges,
                                                         control_flow_outputs, merge_outputs,
                                                         outputs_are_dead)
@@ -43,7 +44,7 @@ from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables
 from tensorweave.runtime.kernel_scheduling import ExpensiveKernels
 from tensorweave.runtime.plan_learning import PlanLearning
 from tensorweave.runtime.step_context import DEAD, StepContext
-from tensorweave.runtime.step_stats import consumers_per_output, holds_memory
+from tensorweave.runtime.step_stats import StepTracer, consumers_per_output, holds_memory
 from tensorweave.runtime.thread_pool import CallerHelp, Continuation, Wakeup
 
 RETURNED = object()  # marks that an asynchronous kernel's call returned before its `done`
@@ -441,7 +442,7 @@ class ExecutorState:
         return self.results
 
 
-def dead_fetch_error(tables: PartitionTables, i: int) -> errors.InvalidArgumentError:
+def dead_fetch_error(tables: PartitionTables, i: int) -> errors.OpError:
     """The error for fetching a value whose branch was not taken (the partition's `i`th fetch)."""
     sink = tables.items[tables.fetch_items[i]]
     return errors.InvalidArgumentError(
@@ -449,7 +450,8 @@ def dead_fetch_error(tables: PartitionTables, i: int) -> errors.InvalidArgumentE
         f"tensor {sink.name[len('_Fetch/'):]} is dead (its branch was not taken)")
 
 
-def wait_until_done(done: Any, timeout: Optional[float], record_error: Any) -> None:
+def wait_until_done(done: Wakeup, timeout: Optional[float],
+                    record_error: Callable[[BaseException], None]) -> None:
     """Waits for a step (or partition) to end; past `timeout` it fails it with
     DeadlineExceededError and waits for the cancellation to take effect."""
     if not done.wait(timeout):
@@ -464,7 +466,9 @@ class TracingExecutorState(ExecutorState):
 
     def __init__(self, executor: DataflowExecutor, step: StepContext) -> None:
         super().__init__(executor, step)
-        self.tracer = step.stats
+        tracer = step.stats
+        assert tracer is not None  # new_state: only for traced steps
+        self.tracer: StepTracer = tracer
         self.consumers = executor.consumers()
         self.started: dict[int, int] = {}
 
@@ -504,7 +508,7 @@ class DataflowExecutor:
     """The dataflow executor of one compiled partition; `learning` is its plan's
     PlanLearning (priorities read, splits learned)."""
 
-    def __init__(self, tables: PartitionTables, device: Any, learning: PlanLearning) -> None:
+    def __init__(self, tables: PartitionTables, device: Device, learning: PlanLearning) -> None:
         self.tables = tables
         self.device = device
         self.learning = learning
@@ -528,7 +532,8 @@ class DataflowExecutor:
         state.start()
         return state
 
-    def run(self, step: StepContext, timeout: Optional[float] = None, active: Any = None) -> list[Any]:
+    def run(self, step: StepContext, timeout: Optional[float] = None,
+            active: Optional[MutableSet[Any]] = None) -> list[Any]:
         """Runs a step of this partition alone to its end; `active` (the session's running
         steps, which Session.close cancels) holds it meanwhile."""
         state = self.start(step)

@@ -150,7 +150,7 @@ class FrameMachine:
             child = FrameState(f"{state.frame.frame_id};{state.iteration};{name}", name, state,
                                self.tables.layout(name), enter.parallel_iterations,
                                self.tables.enter_counts[name])
-            child.iterations[0] = IterationState(child.layout.template, child, 0, None)
+            child.iterations[0] = IterationState(child.layout.template, child, 0, None)  # type: ignore[arg-type]
             children[name] = child
             state.outstanding_frames += 1
         return child

@@ -176,12 +176,12 @@ def _deref_wrapper(compute: Compute, positions: tuple[int, ...], op: Any,
     A transfer node may see a dead input here (it runs to send the deadness on)."""
 
     def run(*args: Any) -> Any:
-        args = list(args)
+        values = list(args)
         for p in positions:
-            value = args[p + offset]
+            value = values[p + offset]
             if value is not DEAD:
-                args[p + offset] = value.read(op)
-        return compute(*args)
+                values[p + offset] = value.read(op)
+        return compute(*values)
 
     return run
 

@@ -104,7 +104,8 @@ class ExpensiveKernels:
             asked = help_requests.count
             outputs = state.process(tagged)
             self.splits[item.id] = help_requests.count != asked
-            state.finish_node(tagged, outputs, ready)  # type: ignore[arg-type]  (never asynchronous)
+            # an expensive kernel is never asynchronous: it has outputs now
+            state.finish_node(tagged, outputs, ready)  # type: ignore[arg-type]
             outputs = None
             tagged = self.schedule_splits(ready, None, self.priority[item.id]) if holds_slot else None
 

@@ -279,7 +279,8 @@ class Partitioner:
         loop = self._loops.get(key)
         if loop is not None:
             return loop
-        cf: ControlFlowInfo = self.cf  # type: ignore[assignment]  (frames exist: a Recv is in one)
+        # frames exist: a Recv is in one
+        cf: ControlFlowInfo = self.cf  # type: ignore[assignment]
         parent = cf.parent_frame(frame)
         prefix = f"_cloop/{frame.rstrip('/')}/{device.spec.device_type}_{device.spec.device_index}"
         if parent:

@@ -14,7 +14,7 @@ executor_choice.choose_executor's decision, made once when the partition is comp
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, MutableSet, Optional, Protocol, Sequence
 
 from tensorweave.framework import errors
 from tensorweave.framework.kernel_contract import KernelCall
@@ -49,6 +49,17 @@ def _reaches_expensive(tables: PartitionTables) -> bool:
                 seen.add(dst)
                 stack.append(dst)
     return False
+
+
+class PartitionHandle(Protocol):
+    """A partition started as part of a multi-partition step (an ExecutorState, or a
+    _SequentialRun)."""
+
+    finished: bool
+
+    def wait(self, timeout: Optional[float]) -> list[Any]: ...
+
+    def record_error(self, err: BaseException) -> None: ...
 
 
 def only_waits_for_receives(partition: Partition) -> bool:
@@ -96,11 +107,6 @@ class PartitionRunner:
             self.run = self.dataflow.run  # type: ignore[union-attr]
 
     @property
-    def executor(self) -> Any:
-        """The executor a step starts in."""
-        return self.sequential if self.sequential is not None else self.dataflow
-
-    @property
     def starts_by_waiting(self) -> bool:
         """A dataflow partition that reaches no expensive kernel before a Recv: started on the
         caller's thread, it soon waits, holding no thread, instead of costing a thread hop."""
@@ -109,7 +115,7 @@ class PartitionRunner:
         return self._starts_by_waiting
 
     def start(self, step: StepContext, inline: bool, small_step: bool = False,
-              helpers: Optional[CallerHelp] = None) -> Any:
+              helpers: Optional[CallerHelp] = None) -> PartitionHandle:
         """Starts this partition as part of a multi-partition step, on this thread (`inline`) or
         on its device's pool; returns a handle with `finished`, `wait(timeout)` and
         `record_error(err)`. In a `small_step` values received later are processed on the
@@ -170,7 +176,7 @@ class _SequentialRun:
 class MultiPartitionStep:
     """One step over several partitions; Session.close cancels it through `record_error`."""
 
-    def __init__(self, step: StepContext, runs: list[Any]) -> None:
+    def __init__(self, step: StepContext, runs: list[PartitionHandle]) -> None:
         self.step = step
         self.runs = runs
 
@@ -181,7 +187,7 @@ class MultiPartitionStep:
 
 
 def run_partitions(runners: Sequence[PartitionRunner], num_fetches: int, step: StepContext,
-                   timeout: Optional[float], active: Any, small_step: bool = False) -> list[Any]:
+                   timeout: Optional[float], active: MutableSet[Any], small_step: bool = False) -> list[Any]:
     """Runs a step's partitions. A `small_step` (estimated to cost less than a few thread hops)
     starts them all on this thread, senders before receivers, so values wait in the
     rendezvous instead of waking threads; otherwise each runs on its device's pool but the
@@ -222,13 +228,13 @@ def run_partitions(runners: Sequence[PartitionRunner], num_fetches: int, step: S
     return results
 
 
-def _start_threaded(runners: Sequence[PartitionRunner], step: StepContext, helpers: CallerHelp) -> list[Any]:
+def _start_threaded(runners: Sequence[PartitionRunner], step: StepContext, helpers: CallerHelp) -> list[PartitionHandle]:
     """Starts a step's partitions for the threaded path: first, on their devices' pools, those
     with work to do at once (they run alongside this thread); then, on this thread, those that
     wait for received values before any expensive work (they run until they wait, leaving their
     receivers in the rendezvous, at no thread hop); then the first partition, here."""
     inline = [i == 0 or runner.starts_by_waiting for i, runner in enumerate(runners)]
-    runs: list[Any] = [None] * len(runners)
+    runs: list[PartitionHandle] = [None] * len(runners)  # type: ignore[list-item]
     for i, runner in enumerate(runners):
         if not inline[i]:
             runs[i] = runner.start(step, inline=False, helpers=helpers)
@@ -238,7 +244,7 @@ def _start_threaded(runners: Sequence[PartitionRunner], step: StepContext, helpe
     return runs
 
 
-def _help_until_finished(helpers: CallerHelp, runs: list[Any], deadline: Optional[float],
+def _help_until_finished(helpers: CallerHelp, runs: list[PartitionHandle], deadline: Optional[float],
                          handle: MultiPartitionStep) -> None:
     """The caller's thread runs the step's posted work until every partition has finished;
     past the deadline it fails the step with DeadlineExceededError and waits for the end."""

@@ -21,10 +21,11 @@ step that needs none pays for none:
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable, MutableSet, Optional
 
 from tensorweave.framework.kernel_contract import Compute, ControlFlowKind, KernelCall
 from tensorweave.runtime import kernel_errors
+from tensorweave.runtime.device import Device
 from tensorweave.runtime.control_flow_semantics import RUN, sequential_outputs
 from tensorweave.runtime.executor import RETURNED, DataflowExecutor, dead_fetch_error
 from tensorweave.runtime.executor_tables import CONTROL_TRIGGER, MERGE, SWITCH
@@ -109,7 +110,7 @@ class SequentialInterpreter:
     step over when an asynchronous kernel waits (None: the partition has no asynchronous
     kernel, or none may wait)."""
 
-    def __init__(self, tables: PartitionTables, device: Any, fallback: Optional[DataflowExecutor]) -> None:
+    def __init__(self, tables: PartitionTables, device: Device, fallback: Optional[DataflowExecutor]) -> None:
         self.tables = tables
         self.device = device
         self.fallback = fallback
@@ -151,7 +152,7 @@ class SequentialInterpreter:
             self.run_with_hooks if self.has_deadness or tables.has_async else self.run_plain)
 
     # -- the loop bodies ----------------------------------------------------------------------------
-    def run_plain(self, step: StepContext, timeout: Optional[float] = None, active: Any = None) -> list[Any]:
+    def run_plain(self, step: StepContext, timeout: Optional[float] = None, active: Optional[MutableSet[Any]] = None) -> list[Any]:
         """No dead values, no asynchronous kernels: kernel calls in order."""
         if step.stats is not None:
             return self.run_traced(step, timeout, active)
@@ -179,7 +180,7 @@ class SequentialInterpreter:
             kernel_errors.reraise(err, ins.item.op if ins is not None else None)
         return [vals[s] for s in self.fetch_slots]
 
-    def run_with_hooks(self, step: StepContext, timeout: Optional[float] = None, active: Any = None) -> list[Any]:
+    def run_with_hooks(self, step: StepContext, timeout: Optional[float] = None, active: Optional[MutableSet[Any]] = None) -> list[Any]:
         """The deadness and hand-over hooks (untraced)."""
         if step.stats is not None:
             return self.run_traced(step, timeout, active)
@@ -217,14 +218,16 @@ class SequentialInterpreter:
         except Exception as err:
             raise self.failed(step, err, ins) from err
         if waiting is not None:
-            args = None  # the waiting kernel's inputs: it holds them itself while it needs them
+            del args  # the waiting kernel's inputs: it holds them itself while it needs them
             return self.hand_over(step, ins, waiting, vals, dead, timeout, active)  # type: ignore[arg-type]
         return self.results(vals, dead)
 
-    def run_traced(self, step: StepContext, timeout: Optional[float], active: Any) -> list[Any]:
+    def run_traced(self, step: StepContext, timeout: Optional[float],
+                   active: Optional[MutableSet[Any]]) -> list[Any]:
         """Every hook the partition needs, with the tracing hook: per node its time, its outputs
         and the live bytes it holds."""
         tracer = step.stats
+        assert tracer is not None  # only for traced steps
         device = self.device
         vals: list[Any] = [None] * self.num_slots
         dead = [False] * len(self.position) if self.has_deadness else None
@@ -268,7 +271,7 @@ class SequentialInterpreter:
         except Exception as err:
             raise self.failed(step, err, ins) from err
         if waiting is not None:
-            args = None
+            del args  # as in run_with_hooks
             return self.hand_over(step, ins, waiting, vals, dead, timeout, active)  # type: ignore[arg-type]
         return self.results(vals, dead)
 
@@ -303,7 +306,8 @@ class SequentialInterpreter:
         return annotated
 
     def hand_over(self, step: StepContext, ins: Instruction, call: AsyncCall, vals: list[Any],
-                  dead: Optional[list[bool]], timeout: Optional[float], active: Any) -> list[Any]:
+                  dead: Optional[list[bool]], timeout: Optional[float],
+                   active: Optional[MutableSet[Any]]) -> list[Any]:
         """The dataflow executor continues the step from the waiting kernel `ins`."""
         fallback: DataflowExecutor = self.fallback  # type: ignore[assignment]
         pos = self.position[ins.item.id]

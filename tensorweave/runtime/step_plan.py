@@ -103,17 +103,17 @@ class StepPlan:
         # several devices runs its partitions one after the other on this thread, senders
         # first where values go one way only; if then no partition waits for anything but
         # received values, those are always sent before their Recv runs (synchronous receives).
-        options = CompileOptions(inter_op_threads=config.inter_op_parallelism_threads,
-                                 force_strategy=force_strategy)
+        compile_options = CompileOptions(inter_op_threads=config.inter_op_parallelism_threads,
+                                         force_strategy=force_strategy)
         single = len(self.partitions) == 1
         self.small_step = not single and _is_small(self.partitions, placer.cost_model,
-                                                   options.expensive_threshold)
+                                                   compile_options.expensive_threshold)
         order = senders_first(self.partitions) if self.small_step else None
         partitions = self.partitions if order is None else [self.partitions[i] for i in order]
         synchronous_receives = order is not None and all(only_waits_for_receives(p) for p in partitions)
-        options = dataclasses.replace(options, single_partition=single,
-                                      synchronous_receives=synchronous_receives)
-        self.runners = [PartitionRunner(p, kernels, options, placer.cost_model) for p in partitions]
+        compile_options = dataclasses.replace(compile_options, single_partition=single,
+                                              synchronous_receives=synchronous_receives)
+        self.runners = [PartitionRunner(p, kernels, compile_options, placer.cost_model) for p in partitions]
         self.single = self.runners[0] if single else None
         # Every partition sequential, senders first: the step is one pass on this thread.
         self.synchronous = order is not None and all(r.choice.sequential for r in self.runners)
