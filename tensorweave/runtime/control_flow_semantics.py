@@ -71,19 +71,26 @@ def control_flow_outputs(item: NodeItem, args: list[Any], is_dead: bool) -> tupl
     return (args[0],)  # Enter, Exit and NextIteration forward their input
 
 
-def sequential_outputs(item: NodeItem, args: list[Any], control_dead: bool) -> Any:
-    """Program-order form of the rules, for a node that may see dead values: its outputs if
-    it is a Switch, Merge or ControlTrigger or is dead (any data input dead, or
-    `control_dead`: a control input came from a dead node), else RUN."""
+def sequential_outputs(item: NodeItem, args: list[Any], control_sources: tuple[int, ...],
+                       dead: list[bool]) -> Any:
+    """Program-order form of the rules, for a node that may see dead values (`dead`: which
+    nodes so far were dead, by node id; `control_sources`: the node's control inputs that
+    may be). Returns its outputs if it is a Switch, Merge or ControlTrigger or is dead (any
+    data input dead, or a control input from a dead node), else RUN; marks it in `dead` where
+    it is (a Merge: when all its inputs are)."""
     kind = item.kind
     if kind == MERGE:
-        return merge_outputs(args)
+        outputs = merge_outputs(args)
+        if outputs[0] is DEAD and args:
+            dead[item.id] = True  # every input dead
+        return outputs
     if kind == CONTROL_TRIGGER:
         return ()  # signals live even after dead inputs
-    if control_dead or any(value is DEAD for value in args):
+    if any(value is DEAD for value in args) or any(dead[c] for c in control_sources):
+        dead[item.id] = True
         return item.dead_outputs
     if kind == SWITCH:
-        return switch_outputs(args[0], bool(args[1]))
+        return (DEAD, args[0]) if args[1] else (args[0], DEAD)  # switch_outputs, inlined
     return RUN
 
 

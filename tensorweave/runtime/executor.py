@@ -368,19 +368,8 @@ class ExecutorState:
         """Propagation for the common case, under the lock: a live node in `state` (a kernel, a
         Switch or a Merge) produced its outputs; its consumers are in the same iteration."""
         before = len(ready)
-        inputs, pending, dead_count = state.input_tensors, state.pending, state.dead_count
-        for dst_item, dst, slot, port in item.plain_edges:
-            if slot >= 0:
-                value = inputs[slot] = outputs[port]
-                if value is DEAD:
-                    dead_count[dst] += 1
-            count = pending[dst] - 1
-            pending[dst] = count
-            if not count:
-                ready.append((dst_item, state, dead_count[dst] > 0))
-        if item.merge_edges:
-            activate_merges(item, outputs, False, state, ready)
-        state.outstanding_ops += len(ready) - before - 1
+        activate(item, outputs, False, state, ready)
+        state.outstanding_ops -= 1
         self.finish_iteration_work(state, ready, before)
 
     def finish_iteration_work(self, state: IterationState, ready: "collections.deque", before: int) -> None:

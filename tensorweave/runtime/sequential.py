@@ -27,8 +27,8 @@ from tensorweave.framework.kernel_contract import Compute, ControlFlowKind, Kern
 from tensorweave.runtime import kernel_errors
 from tensorweave.runtime.device import Device
 from tensorweave.runtime.control_flow_semantics import RUN, sequential_outputs
-from tensorweave.runtime.executor import RETURNED, DataflowExecutor, dead_fetch_error
-from tensorweave.runtime.executor_tables import CONTROL_TRIGGER, MERGE, SWITCH
+from tensorweave.runtime.executor import RETURNED, DataflowExecutor, TracingExecutorState, dead_fetch_error
+from tensorweave.runtime.executor_tables import CONTROL_TRIGGER, MERGE
 from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables, topological_order
 from tensorweave.runtime.step_context import DEAD, StepContext
 from tensorweave.runtime.step_stats import holds_memory
@@ -185,7 +185,8 @@ class SequentialInterpreter:
         if step.stats is not None:
             return self.run_traced(step, timeout, active)
         vals: list[Any] = [None] * self.num_slots
-        dead = [False] * len(self.position) if self.has_deadness else None
+        # by node id, whether it was dead (None when no node may be: nothing reads it then)
+        dead: list[bool] = [False] * len(self.position) if self.has_deadness else None  # type: ignore[assignment]
         ins = None
         waiting: Optional[AsyncCall] = None
         try:
@@ -194,7 +195,7 @@ class SequentialInterpreter:
                 for s in ins.free_slots:  # before the call: see run_plain
                     vals[s] = None
                 n = ins.num_outputs
-                if ins.deadness and (result := self.dead_or_control_flow(ins, args, dead)) is not RUN:
+                if ins.deadness and (result := sequential_outputs(ins.item, args, ins.control_sources, dead)) is not RUN:
                     vals[ins.out_slot:ins.out_slot + n] = result
                 else:
                     if ins.is_async:
@@ -230,7 +231,8 @@ class SequentialInterpreter:
         assert tracer is not None  # only for traced steps
         device = self.device
         vals: list[Any] = [None] * self.num_slots
-        dead = [False] * len(self.position) if self.has_deadness else None
+        # by node id, whether it was dead (None when no node may be: nothing reads it then)
+        dead: list[bool] = [False] * len(self.position) if self.has_deadness else None  # type: ignore[assignment]
         ins = None
         waiting: Optional[AsyncCall] = None
         try:
@@ -239,7 +241,7 @@ class SequentialInterpreter:
                 args = [vals[s] for s in ins.in_slots]
                 n = ins.num_outputs
                 ran = True
-                if ins.deadness and (result := self.dead_or_control_flow(ins, args, dead)) is not RUN:
+                if ins.deadness and (result := sequential_outputs(ins.item, args, ins.control_sources, dead)) is not RUN:
                     ran = not dead[ins.item.id] or ins.item.control_flow is not None  # type: ignore[index]
                     outputs = list(result)
                 else:
@@ -272,25 +274,10 @@ class SequentialInterpreter:
             raise self.failed(step, err, ins) from err
         if waiting is not None:
             del args  # as in run_with_hooks
-            return self.hand_over(step, ins, waiting, vals, dead, timeout, active)  # type: ignore[arg-type]
+            return self.hand_over(step, ins, waiting, vals, dead, timeout, active, start)  # type: ignore[arg-type]
         return self.results(vals, dead)
 
     # -- the hooks' parts ---------------------------------------------------------------------------
-    @staticmethod
-    def dead_or_control_flow(ins: Instruction, args: list[Any], dead: Any) -> Any:
-        """A Switch's, Merge's or ControlTrigger's outputs, a dead node's, or RUN; marks the
-        node dead where it is (a Merge: when all its inputs are)."""
-        item = ins.item
-        outputs = sequential_outputs(item, args, any(dead[c] for c in ins.control_sources))
-        if outputs is RUN or item.kind == CONTROL_TRIGGER:
-            return outputs
-        if item.kind == MERGE:
-            if outputs[0] is DEAD and args:
-                dead[item.id] = True  # every input dead
-        elif item.kind != SWITCH or outputs is item.dead_outputs:
-            dead[item.id] = True
-        return outputs
-
     def results(self, vals: list[Any], dead: Optional[list[bool]]) -> list[Any]:
         results = [vals[s] for s in self.fetch_slots]
         if dead is not None and any(value is DEAD for value in results):
@@ -306,8 +293,8 @@ class SequentialInterpreter:
         return annotated
 
     def hand_over(self, step: StepContext, ins: Instruction, call: AsyncCall, vals: list[Any],
-                  dead: Optional[list[bool]], timeout: Optional[float],
-                   active: Optional[MutableSet[Any]]) -> list[Any]:
+                  dead: Optional[list[bool]], timeout: Optional[float], active: Optional[MutableSet[Any]],
+                  traced_start: Optional[int] = None) -> list[Any]:
         """The dataflow executor continues the step from the waiting kernel `ins`."""
         fallback: DataflowExecutor = self.fallback  # type: ignore[assignment]
         pos = self.position[ins.item.id]
@@ -320,6 +307,8 @@ class SequentialInterpreter:
         ready = state.take_over(executed, ins.item, lambda item: position[item.id] > pos)
         executed.clear()
         tagged = (ins.item, state.root_state, False)
+        if isinstance(state, TracingExecutorState) and traced_start is not None:
+            state.started[id(tagged)] = traced_start  # its completion is recorded from there
         call.forward_to(lambda result: state.finish_async(tagged, result))
         if active is not None:
             active.add(state)
