@@ -217,3 +217,62 @@ def test_errors_are_the_failing_nodes():
     assert outcomes[0] == ("ok", 1.0)
     assert outcomes[1][0] is tf.errors.InvalidArgumentError and "is dead" in outcomes[1][1]
     assert outcomes[2][0] is tf.errors.InvalidArgumentError
+
+
+# -- the decision itself, and the rows it is made from -----------------------------------------------
+def plan_choices(build, config=None, **run_kwargs):
+    with tf.Graph().as_default():
+        runs, case_config, _ = build()
+        with tf.Session(config=config or case_config) as sess:
+            for fetches, feed in runs:
+                try:
+                    sess.run(fetches, feed, **run_kwargs)
+                except tf.errors.OpError:
+                    pass
+            return [runner.choice for c in sess._run_cache.values() for runner in c.plan.runners]
+
+
+def test_choose_executor_decides_once_per_partition():
+    (choice,) = set(plan_choices(plain))
+    assert choice.sequential and not choice.hand_over
+    (choice,) = set(plan_choices(cond))
+    assert choice.sequential and not choice.hand_over  # dead values: a hook, not another executor
+    (choice,) = set(plan_choices(fifo_queue))
+    assert choice.sequential and choice.hand_over
+    assert {c.strategy for c in plan_choices(while_loop)} == {ExecutorStrategy.DATAFLOW}
+    assert {c.strategy for c in plan_choices(two_devices)} == {ExecutorStrategy.SEQUENTIAL}
+    assert {c.strategy for c in plan_choices(two_devices_back_and_forth)} == {ExecutorStrategy.DATAFLOW}
+    # tracing a step does not change how its partitions run
+    traced = dict(options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=tf.RunMetadata())
+    assert plan_choices(cond, **traced) == plan_choices(cond)
+
+
+def _row_snapshot(tables):
+    def frozen(value):  # a copy: a list written in place must show
+        return tuple(value) if isinstance(value, list) else value
+    return [tuple(frozen(getattr(item, name)) for name in type(item).__slots__) for item in tables.items]
+
+
+@pytest.mark.parametrize("case", [plain, cond, nested_loops_and_cond, fifo_queue, async_kernels, two_devices,
+                                  failing_kernel_in_a_branch], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("strategy", STRATEGIES, ids=["chosen", "sequential", "dataflow"])
+def test_running_steps_never_writes_the_compiled_rows(case, strategy):
+    with tf.Graph().as_default():
+        runs, config, _ = case()
+        with tf.Session(config=config) as sess:
+            sess._executor_strategy = strategy
+            snapshots = {}
+            for repeat in range(2):
+                for fetches, feed in runs:
+                    for traced in (False, True):
+                        kwargs = {}
+                        if traced:
+                            kwargs = dict(options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE))
+                        try:
+                            sess.run(fetches, feed, **kwargs)
+                        except tf.errors.OpError:
+                            pass
+                        for c in sess._run_cache.values():
+                            for runner in c.plan.runners:
+                                rows = _row_snapshot(runner.tables)
+                                assert snapshots.setdefault(runner, rows) == rows
