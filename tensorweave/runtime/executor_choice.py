@@ -17,7 +17,6 @@ import enum
 from typing import Optional
 
 from tensorweave.runtime.graph_compiler import CompileOptions, PartitionTables, topological_order
-from tensorweave.runtime.sequential import can_run_sequentially
 
 
 class ExecutorStrategy(enum.Enum):
@@ -52,6 +51,16 @@ def choose_executor(tables: PartitionTables, options: CompileOptions,
     if force is None and options.inter_op_threads != 1 and has_independent_expensive(tables):
         return ExecutorChoice(ExecutorStrategy.DATAFLOW)  # inter-op parallelism pays
     return ExecutorChoice(ExecutorStrategy.SEQUENTIAL, hand_over=tables.has_async)
+
+
+def can_run_sequentially(tables: PartitionTables, may_hand_over: bool) -> bool:
+    """No loops (frames need the dataflow executor); asynchronous kernels only where a wait can
+    be handed over; dead values only where no transfer carries them to another device."""
+    if tables.has_loops:
+        return False
+    if not tables.has_control_flow and not tables.has_async:
+        return True
+    return may_hand_over and not tables.has_transfers
 
 
 def has_independent_expensive(tables: PartitionTables) -> bool:

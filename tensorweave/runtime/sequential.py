@@ -95,16 +95,6 @@ class AsyncCall:
             target(first[0])
 
 
-def can_run_sequentially(tables: PartitionTables, may_hand_over: bool) -> bool:
-    """No loops (frames need the dataflow executor); asynchronous kernels only where a wait can
-    be handed over; dead values only where no transfer carries them to another device."""
-    if tables.has_loops:
-        return False
-    if not tables.has_control_flow and not tables.has_async:
-        return True
-    return may_hand_over and not tables.has_transfers
-
-
 class SequentialInterpreter:
     """Runs one partition in program order. `fallback`: the dataflow executor that takes a
     step over when an asynchronous kernel waits (None: the partition has no asynchronous
