@@ -9,6 +9,7 @@ from __future__ import annotations
 import collections
 from typing import Optional, Sequence
 
+from tensorweave.framework.kernel_contract import ControlFlowKind
 from tensorweave.framework.graph import Operation, Tensor
 
 
@@ -46,14 +47,14 @@ class ControlFlowInfo:
                 self._assign(op, "")
 
     def _assign(self, op: Operation, input_frame: str) -> None:
-        if op.op_def.control_flow == "enter":
+        if op.op_def.control_flow == ControlFlowKind.ENTER:
             frame = op.get_attr("frame_name")
             self._parent.setdefault(frame, input_frame)
             self._parallel.setdefault(frame, op.get_attr("parallel_iterations"))
         else:
             frame = input_frame
         self._frame[id(op)] = frame
-        if op.op_def.control_flow == "loop_cond":
+        if op.op_def.control_flow == ControlFlowKind.LOOP_COND:
             self._loop_cond[frame] = op
 
     def frame_of(self, op: Operation) -> str:
@@ -62,7 +63,7 @@ class ControlFlowInfo:
     def output_frame(self, op: Operation) -> str:
         """The frame of the node's outputs: an Exit's go to the parent frame."""
         frame = self._frame[id(op)]
-        return self._parent.get(frame, "") if op.op_def.control_flow == "exit" else frame
+        return self._parent.get(frame, "") if op.op_def.control_flow == ControlFlowKind.EXIT else frame
 
     def parent_frame(self, frame: str) -> str:
         return self._parent.get(frame, "")

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
+from tensorweave.framework.kernel_contract import ControlFlowKind
 from tensorweave.runtime.cost_model import KERNEL_OVERHEAD_S, CostModel
 from tensorweave.runtime.executor_tables import assign_frames
-from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables
-from tensorweave.runtime.straight_line import topological_order
+from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables, topological_order
 
 # How many iterations a loop is assumed to run.
 LOOP_TRIP_GUESS = 10
@@ -51,11 +51,11 @@ def _longest_paths(tables: PartitionTables, order: list[int], cost: list[float],
     for nid in reversed(order):
         item = items[nid]
         kind = item.control_flow
-        if kind == "next_iteration":
+        if kind == ControlFlowKind.NEXT_ITERATION:
             path[nid] = cost[nid] + after_next(nid)
             continue
         after = 0.0
-        if not (exit_stops and kind == "exit"):
+        if not (exit_stops and kind == ControlFlowKind.EXIT):
             for dst, _, _ in item.out_edges:
                 if path[dst] > after:
                     after = path[dst]
@@ -78,9 +78,9 @@ def node_priorities(tables: PartitionTables, cost_of: Callable[[NodeItem], float
     after_loop: dict[str, float] = {}  # frame -> its longest path after an Exit
     for item in tables.items:
         frame = frames[item.id]
-        if item.control_flow == "merge":
+        if item.control_flow == ControlFlowKind.MERGE:
             iteration[frame] = max(iteration.get(frame, 0.0), one_iteration[item.id])
-        elif item.control_flow == "exit":
+        elif item.control_flow == ControlFlowKind.EXIT:
             after_loop[frame] = max(after_loop.get(frame, 0.0), no_loops[item.id])
 
     def after_next(nid: int) -> float:
@@ -90,9 +90,9 @@ def node_priorities(tables: PartitionTables, cost_of: Callable[[NodeItem], float
     return _longest_paths(tables, order, cost, after_next, False)
 
 
-def assign_priorities(tables: PartitionTables, cost_model: Optional[CostModel], device: Any) -> None:
-    """Sets `priority` on every node row of a partition (all 0 without a cost model)."""
+def plan_priorities(tables: PartitionTables, cost_model: Optional[CostModel], device: Any) -> Optional[list[float]]:
+    """Every node's priority, by node id (None without a cost model: all 0). They go into the
+    plan's PlanLearning, beside the compiled rows."""
     if cost_model is None:
-        return
-    for item, value in zip(tables.items, node_priorities(tables, node_cost(cost_model, device))):
-        item.priority = value
+        return None
+    return node_priorities(tables, node_cost(cost_model, device))

@@ -17,31 +17,37 @@ A step's overhead is Python, so the run loop works from precomputed tables
 a plain tuple (node row, iteration state, is_dead), and an iteration holds slots only for
 its own frame's nodes (frames.py). The step's lock is taken only while more than one thread
 may touch its tables (`runners`); a step run by one thread propagates without it.
+
+The rules for Switch, Merge, dead values and edge propagation are control_flow_semantics.py's;
+an ExecutorState has a FrameMachine (frames.py) when its partition has loops and an
+ExpensiveKernels (kernel_scheduling.py) when it has expensive kernels. A traced step
+(FULL_TRACE) runs in a TracingExecutorState: the same executor, watching every node.
 """
 from __future__ import annotations
 
 import collections
 import threading
-from typing import Any, Optional
-
-import numpy as np
+from typing import Any, Callable, MutableSet, Optional
 
 from tensorweave.framework import errors
+from tensorweave.framework.kernel_contract import KernelCall
 from tensorweave.runtime import kernel_errors
+from tensorweave.runtime.device import Device
+from tensorweave.runtime.control_flow_semantics import (TaggedNode, activate, activate_merges,
+                                                        control_flow_outputs, merge_outputs,
+                                                        outputs_are_dead)
 from tensorweave.runtime.executor_tables import (
     ASYNC, ASYNC_TRANSFER, CONTROL_FLOW_KINDS, CONTROL_TRIGGER, ENTER, EXIT, EXPENSIVE, KERNEL,
-    KERNEL_KINDS, MERGE, NEXT_ITERATION, SINK, SWITCH, TRANSFER, ExecutorTables)
-from tensorweave.runtime.frames import FrameMachine, FrameState, IterationState, IterationTemplate
+    KERNEL_KINDS, MERGE, NEXT_ITERATION, SINK, SWITCH, TRANSFER)
+from tensorweave.runtime.frames import FrameMachine, FrameState, IterationState
 from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables
 from tensorweave.runtime.kernel_scheduling import ExpensiveKernels
+from tensorweave.runtime.plan_learning import PlanLearning
 from tensorweave.runtime.step_context import DEAD, StepContext
+from tensorweave.runtime.step_stats import StepTracer, consumers_per_output, holds_memory
 from tensorweave.runtime.thread_pool import CallerHelp, Continuation, Wakeup
 
-# (node row, iteration state, is_dead): a node instance in the ready queue.
-TaggedNode = tuple
-
-_MERGE_INDICES = tuple(np.int32(i) for i in range(64))  # a Merge's value_index output
-_RETURNED = object()  # marks that an asynchronous kernel's call returned before its `done`
+RETURNED = object()  # marks that an asynchronous kernel's call returned before its `done`
 
 
 class _Nesting(threading.local):
@@ -52,18 +58,10 @@ _nesting = _Nesting()
 _MAX_INLINE_NESTING = 8
 
 
-def merge_outputs(inputs: list[Any]) -> tuple:
-    """A live Merge forwards its first live input and that input's index."""
-    for index, value in enumerate(inputs):
-        if value is not None and value is not DEAD:
-            return (value, _MERGE_INDICES[index] if index < 64 else np.int32(index))
-    return (DEAD, DEAD)  # a Merge without data inputs
-
-
-class ExecutorState(FrameMachine, ExpensiveKernels):
+class ExecutorState:
     """One step of one partition through the dataflow executor."""
 
-    def __init__(self, executor: "DataflowExecutor", step: StepContext) -> None:
+    def __init__(self, executor: DataflowExecutor, step: StepContext) -> None:
         tables = executor.tables
         self.tables = tables
         self.device = executor.device
@@ -87,12 +85,14 @@ class ExecutorState(FrameMachine, ExpensiveKernels):
         # Multi-partition steps on the threaded path: continuations go to the caller's thread
         # (which would otherwise only wait), and to the pool where they may be expensive.
         self.helpers: Optional[CallerHelp] = None
-        self.init_split_slot()
+        self.frames: FrameMachine = FrameMachine(tables, self.root) if tables.has_loops else None  # type: ignore[assignment]
+        self.expensive: ExpensiveKernels = (ExpensiveKernels(self, executor.learning)  # type: ignore[assignment]
+                                            if tables.num_expensive else None)
 
     # -- the run loop ---------------------------------------------------------------------------
     def start(self) -> None:
         root_state = self.root_state
-        ready = collections.deque([(item, root_state, False) for item in self.tables.roots])
+        ready = collections.deque([(item, root_state, False) for item in self.tables.root_items])
         root_state.outstanding_ops = self.num_outstanding = len(ready)
         if not ready:
             self.runners = 0
@@ -128,7 +128,7 @@ class ExecutorState(FrameMachine, ExpensiveKernels):
             args = inputs[start:end]
             inputs[start:end] = item.cleared_inputs  # the kernel owns its inputs now
             if kind == SWITCH:
-                outputs = (DEAD, args[0]) if args[1] else (args[0], DEAD)
+                outputs = (DEAD, args[0]) if args[1] else (args[0], DEAD)  # switch_outputs, inlined
             elif kind == MERGE:
                 outputs = merge_outputs(args)
             else:
@@ -147,7 +147,8 @@ class ExecutorState(FrameMachine, ExpensiveKernels):
                 with self.lock:
                     self.propagate_live(item, state, outputs, ready)
                 continue
-            # propagate_live, inlined: this thread runs the step alone, so no lock
+            # control_flow_semantics.activate for live outputs, inlined: this thread runs the
+            # step alone, so no lock
             before = len(ready)
             pending, dead_count = state.pending, state.dead_count
             for dst_item, dst, slot, port in item.plain_edges:
@@ -160,7 +161,7 @@ class ExecutorState(FrameMachine, ExpensiveKernels):
                 if not count:
                     ready.append((dst_item, state, dead_count[dst] > 0))
             if item.merge_edges:
-                self.activate_merges(item, outputs, False, state, ready)
+                activate_merges(item, outputs, False, state, ready)
             added = len(ready) - before - 1
             state.outstanding_ops += added
             if not state.outstanding_ops and state.frame is not self.root:
@@ -178,7 +179,7 @@ class ExecutorState(FrameMachine, ExpensiveKernels):
         if kind == NEXT_ITERATION or kind == EXIT:
             self.run_loop_edge(item, state, is_dead, ready)
         elif kind == EXPENSIVE and not is_dead and self.error is None:
-            self.run_expensive(tagged, ready)  # kernel_scheduling.py
+            self.expensive.run_expensive(tagged, ready)  # kernel_scheduling.py
         else:
             outputs = self.process(tagged)
             if outputs is not None:  # None: asynchronous, its continuation propagates later
@@ -201,9 +202,9 @@ class ExecutorState(FrameMachine, ExpensiveKernels):
             return
         before = len(ready)
         if item.kind == EXIT:
-            self.propagate_exit(item, outputs, is_dead, state, ready)
+            self.frames.propagate_exit(item, outputs, is_dead, state, ready)
         elif not is_dead:
-            self.propagate_next_iteration(item, outputs, False, state, ready)
+            self.frames.propagate_next_iteration(item, outputs, False, state, ready)
         state.outstanding_ops -= 1
         self.finish_iteration_work(state, ready, before)
 
@@ -229,18 +230,6 @@ class ExecutorState(FrameMachine, ExpensiveKernels):
         if event is not None:
             event.set()
 
-    def run_each(self, ready: "collections.deque[TaggedNode]") -> None:
-        """`run_nodes` with every node through `process` and `finish_node` (for subclasses that
-        watch each node, such as the tracing executor)."""
-        while ready:
-            tagged = ready.popleft()
-            if tagged[0].kind == EXPENSIVE and not tagged[2] and self.error is None:
-                self.run_expensive(tagged, ready)
-                continue
-            outputs = self.process(tagged)
-            if outputs is not None:
-                self.finish_node(tagged, outputs, ready)
-
     def process(self, tagged: TaggedNode) -> Optional[tuple]:
         """Runs any node's kernel (or control-flow rule); returns its outputs, DEAD where dead,
         or None when an asynchronous kernel will finish later."""
@@ -251,19 +240,19 @@ class ExecutorState(FrameMachine, ExpensiveKernels):
             # dead iteration, a value sent into an untaken branch): the iteration may live on.
             state.input_tensors[item.slot:item.slot_end] = item.cleared_inputs
             return item.dead_outputs
-        if kind in CONTROL_FLOW_KINDS:
-            return self.control_flow_outputs(item, state, is_dead)
-        # Transfers run even when dead: Send passes the deadness on, and a Recv's output is dead
-        # only if what it receives is (its control inputs may be dead while the value is live).
         inputs = state.input_tensors
         args = inputs[item.slot:item.slot_end]
         inputs[item.slot:item.slot_end] = item.cleared_inputs
+        if kind in CONTROL_FLOW_KINDS:
+            return control_flow_outputs(item, args, is_dead)
+        # Transfers run even when dead: Send passes the deadness on, and a Recv's output is dead
+        # only if what it receives is (its control inputs may be dead while the value is live).
         if kind == SINK:
             return (args[0],)  # finish_node stores it in the results
         try:
             if kind == ASYNC or kind == ASYNC_TRANSFER:
                 return self.start_async(tagged, args)
-            if kind == KERNEL or (kind == EXPENSIVE and not item.needs_step):
+            if kind == KERNEL or (kind == EXPENSIVE and item.kernel_call is KernelCall.PLAIN):
                 result = item.compute(*args)
             else:
                 result = item.compute(state.step_view or self.step_view(state), *args)
@@ -290,7 +279,7 @@ class ExecutorState(FrameMachine, ExpensiveKernels):
 
         def done(result: Any) -> None:
             box.append(result)
-            if box[0] is _RETURNED:
+            if box[0] is RETURNED:
                 self.finish_async(tagged, result)
             # otherwise it completed during the call: the caller takes the result
 
@@ -300,9 +289,9 @@ class ExecutorState(FrameMachine, ExpensiveKernels):
         except BaseException:
             self.release_runner()
             raise
-        box.append(_RETURNED)
+        box.append(RETURNED)
         first = box[0]
-        if first is _RETURNED:
+        if first is RETURNED:
             return None
         self.release_runner()
         return self.async_outputs(item, first)
@@ -317,7 +306,7 @@ class ExecutorState(FrameMachine, ExpensiveKernels):
     def finish_async(self, tagged: TaggedNode, result: Any) -> None:
         """An asynchronous kernel completed after its call returned: propagates its outputs on
         this thread, which takes over the kernel's runner count."""
-        continuation: collections.deque = collections.deque()
+        continuation: collections.deque[TaggedNode] = collections.deque()
         try:
             self.finish_node(tagged, self.async_outputs(tagged[0], result), continuation)
         finally:
@@ -327,17 +316,18 @@ class ExecutorState(FrameMachine, ExpensiveKernels):
                 self.release_runner()
 
     def take_over(self, executed: list[tuple[NodeItem, tuple, bool]], waiting: NodeItem,
-                  not_run: Any) -> "collections.deque[TaggedNode]":
-        """Continues a step the straight-line path began: it ran `executed` (in order, each
+                  not_run: Callable[[NodeItem], bool]) -> "collections.deque[TaggedNode]":
+        """Continues a step the sequential interpreter began: it ran `executed` (in order, each
         with its outputs and whether it was dead) and then called `waiting`, an asynchronous
         kernel that has not completed. Delivers those outputs as the run loop would have and
-        returns the nodes now ready; `not_run(item)` tells which of them the straight-line
-        path has not run. The caller runs them (run_ready), and hands the kernel's completion
-        to `finish_async((waiting, root_state, False), result)`."""
+        returns the nodes now ready; `not_run(item)` tells which of them the interpreter has
+        not run. The caller runs them (run_ready), and hands the kernel's completion to
+        `finish_async((waiting, root_state, False), result)`."""
         root = self.root_state
-        made_ready = collections.deque([(item, root, False) for item in self.tables.roots])
+        made_ready: collections.deque[TaggedNode] = collections.deque(
+            [(item, root, False) for item in self.tables.root_items])
         for item, outputs, is_dead in executed:
-            self.activate(item, outputs, is_dead, root, made_ready)
+            activate(item, outputs, is_dead, root, made_ready)
         # The nodes already run (and the waiting one) will not take the inputs just delivered
         # to them: drop those, or they would live until the step ends.
         inputs = root.input_tensors
@@ -360,7 +350,7 @@ class ExecutorState(FrameMachine, ExpensiveKernels):
         elif self.helpers is not None:
             task = Continuation(self.run_ready, continuation)
             self.helpers.post(task)
-            if self.tables.tables.num_expensive:
+            if self.tables.num_expensive:
                 # Work worth a thread of its own: a pool thread may start it before the caller.
                 self.device.thread_pool.schedule(task.run)
         else:
@@ -372,43 +362,14 @@ class ExecutorState(FrameMachine, ExpensiveKernels):
                 self.error = err
         self.step.cancel(err)
 
-    # -- control flow ---------------------------------------------------------------------------
-    @staticmethod
-    def control_flow_outputs(item: NodeItem, state: IterationState, is_dead: bool) -> tuple:
-        kind = item.kind
-        if kind == CONTROL_TRIGGER:
-            return ()
-        inputs = state.input_tensors
-        args = inputs[item.slot:item.slot_end]
-        inputs[item.slot:item.slot_end] = item.cleared_inputs
-        if kind == MERGE:
-            return (DEAD, DEAD) if is_dead else merge_outputs(args)
-        if is_dead:
-            return item.dead_outputs
-        if kind == SWITCH:
-            data, pred = args
-            return (DEAD, data) if bool(pred) else (data, DEAD)
-        return (args[0],)  # enter, exit and next_iteration forward their input
-
     # -- propagation ------------------------------------------------------------------------------
     def propagate_live(self, item: NodeItem, state: IterationState, outputs: tuple,
                        ready: "collections.deque[TaggedNode]") -> None:
         """Propagation for the common case, under the lock: a live node in `state` (a kernel, a
         Switch or a Merge) produced its outputs; its consumers are in the same iteration."""
         before = len(ready)
-        inputs, pending, dead_count = state.input_tensors, state.pending, state.dead_count
-        for dst_item, dst, slot, port in item.plain_edges:
-            if slot >= 0:
-                value = inputs[slot] = outputs[port]
-                if value is DEAD:
-                    dead_count[dst] += 1
-            count = pending[dst] - 1
-            pending[dst] = count
-            if not count:
-                ready.append((dst_item, state, dead_count[dst] > 0))
-        if item.merge_edges:
-            self.activate_merges(item, outputs, False, state, ready)
-        state.outstanding_ops += len(ready) - before - 1
+        activate(item, outputs, False, state, ready)
+        state.outstanding_ops -= 1
         self.finish_iteration_work(state, ready, before)
 
     def finish_iteration_work(self, state: IterationState, ready: "collections.deque", before: int) -> None:
@@ -416,7 +377,7 @@ class ExecutorState(FrameMachine, ExpensiveKernels):
         the iteration if that was its last op, and counts the step's outstanding nodes."""
         if not state.outstanding_ops and state.frame is not self.root:
             # Only an iteration whose last op just finished can let iterations be released.
-            self.maybe_finish_iteration(state.frame, state.iteration, ready)
+            self.frames.maybe_finish_iteration(state.frame, state.iteration, ready)
         self.num_outstanding += len(ready) - before - 1
         if not self.num_outstanding:
             self.complete()
@@ -429,7 +390,7 @@ class ExecutorState(FrameMachine, ExpensiveKernels):
             self.results[item.fetch_index] = outputs[0]
         if is_dead and (kind == TRANSFER or kind == ASYNC_TRANSFER) and item.num_outputs:
             is_dead = False  # a Recv ran: its output tells whether the value was dead
-        if not is_dead and kind != MERGE and outputs and outputs[0] is DEAD and all(o is DEAD for o in outputs):
+        if not is_dead and kind != MERGE and outputs_are_dead(outputs):
             is_dead = True
         if self.runners == 1:  # this thread runs the step alone
             self.propagate(item, outputs, is_dead, state, ready)
@@ -442,14 +403,14 @@ class ExecutorState(FrameMachine, ExpensiveKernels):
         before = len(ready)
         kind = item.kind
         if kind == ENTER:
-            self.propagate_enter(item, outputs, is_dead, state, ready)
+            self.frames.propagate_enter(item, outputs, is_dead, state, ready)
         elif kind == EXIT:
-            self.propagate_exit(item, outputs, is_dead, state, ready)
+            self.frames.propagate_exit(item, outputs, is_dead, state, ready)
         elif kind == NEXT_ITERATION:
-            self.propagate_next_iteration(item, outputs, is_dead, state, ready)
+            self.frames.propagate_next_iteration(item, outputs, is_dead, state, ready)
         else:
             # A ControlTrigger signals live even after dead inputs (it orders ops that may not run).
-            self.activate(item, outputs, is_dead and kind != CONTROL_TRIGGER, state, ready)
+            activate(item, outputs, is_dead and kind != CONTROL_TRIGGER, state, ready)
         state.outstanding_ops -= 1
         self.finish_iteration_work(state, ready, before)
 
@@ -466,11 +427,11 @@ class ExecutorState(FrameMachine, ExpensiveKernels):
             raise self.error
         for i, value in enumerate(self.results):
             if value is DEAD:
-                raise dead_fetch_error(self.tables.tables, i)
+                raise dead_fetch_error(self.tables, i)
         return self.results
 
 
-def dead_fetch_error(tables: PartitionTables, i: int) -> errors.InvalidArgumentError:
+def dead_fetch_error(tables: PartitionTables, i: int) -> errors.OpError:
     """The error for fetching a value whose branch was not taken (the partition's `i`th fetch)."""
     sink = tables.items[tables.fetch_items[i]]
     return errors.InvalidArgumentError(
@@ -478,7 +439,8 @@ def dead_fetch_error(tables: PartitionTables, i: int) -> errors.InvalidArgumentE
         f"tensor {sink.name[len('_Fetch/'):]} is dead (its branch was not taken)")
 
 
-def wait_until_done(done: Any, timeout: Optional[float], record_error: Any) -> None:
+def wait_until_done(done: Wakeup, timeout: Optional[float],
+                    record_error: Callable[[BaseException], None]) -> None:
     """Waits for a step (or partition) to end; past `timeout` it fails it with
     DeadlineExceededError and waits for the cancellation to take effect."""
     if not done.wait(timeout):
@@ -486,24 +448,88 @@ def wait_until_done(done: Any, timeout: Optional[float], record_error: Any) -> N
         done.wait()
 
 
-class DataflowExecutor:
-    def __init__(self, tables: PartitionTables, device: Any) -> None:
-        self.tables = ExecutorTables(tables)
-        self.device = device
-        for layout in [self.tables.root_layout, *self.tables.layouts.values()]:
-            layout.template = IterationTemplate(layout)
+class TracingExecutorState(ExecutorState):
+    """The tracing hook of the dataflow executor (FULL_TRACE steps): reports each node's time
+    and outputs and the live bytes it holds (step_stats.StepTracer). Every node goes through
+    `process` and `finish_node` (no inlined fast path)."""
 
-    def start(self, step: StepContext, state_class: type = ExecutorState) -> ExecutorState:
+    def __init__(self, executor: DataflowExecutor, step: StepContext) -> None:
+        super().__init__(executor, step)
+        tracer = step.stats
+        assert tracer is not None  # new_state: only for traced steps
+        self.tracer: StepTracer = tracer
+        self.consumers = executor.consumers()
+        self.started: dict[int, int] = {}
+
+    def run_nodes(self, ready: "collections.deque[TaggedNode]") -> None:
+        while ready:
+            tagged = ready.popleft()
+            if tagged[0].kind == EXPENSIVE and not tagged[2] and self.error is None:
+                self.expensive.run_expensive(tagged, ready)
+                continue
+            outputs = self.process(tagged)
+            if outputs is not None:
+                self.finish_node(tagged, outputs, ready)
+
+    def process(self, tagged: TaggedNode) -> Optional[tuple]:
+        item, state, _ = tagged
+        inputs = state.input_tensors[item.slot:item.slot_end]
+        self.started[id(tagged)] = self.tracer.now()
+        outputs = super().process(tagged)
+        self.tracer.release(self.device, inputs)  # one use of each input is over
+        return outputs
+
+    def finish_node(self, tagged: TaggedNode, outputs: tuple, ready: "collections.deque[TaggedNode]") -> None:
+        item, _, is_dead = tagged
+        start = self.started.pop(id(tagged), None)
+        ran = not is_dead or item.control_flow is not None or (item.is_transfer and item.num_outputs > 0)
+        if start is not None and not item.is_sink and ran:
+            self.tracer.record(self.device, item, start, self.tracer.now(), outputs)
+            if holds_memory(item):
+                counts = self.consumers[item.id]
+                for port, value in enumerate(outputs):
+                    if value is not DEAD:
+                        self.tracer.hold(self.device, value, counts[port])
+        super().finish_node(tagged, outputs, ready)
+
+
+class DataflowExecutor:
+    """The dataflow executor of one compiled partition; `learning` is its plan's
+    PlanLearning (priorities read, splits learned)."""
+
+    def __init__(self, tables: PartitionTables, device: Device, learning: PlanLearning) -> None:
+        self.tables = tables
+        self.device = device
+        self.learning = learning
+        self._consumers: Optional[list[list[int]]] = None
+
+    def consumers(self) -> list[list[int]]:
+        """Data edges per output of each node (for traced steps)."""
+        if self._consumers is None:
+            self._consumers = consumers_per_output(self.tables)
+        return self._consumers
+
+    def new_state(self, step: StepContext) -> ExecutorState:
+        """A step's state: the tracing hook only when the step is traced."""
+        if step.stats is None:
+            return ExecutorState(self, step)
+        return TracingExecutorState(self, step)
+
+    def start(self, step: StepContext) -> ExecutorState:
         """Runs the partition on this thread until it waits or finishes."""
-        state = state_class(self, step)
+        state = self.new_state(step)
         state.start()
         return state
 
-    def launch(self, step: StepContext, state_class: type = ExecutorState) -> ExecutorState:
-        """Starts the partition on its device's thread pool (partitions of a step run at once)."""
-        state = state_class(self, step)
-        self.device.thread_pool.schedule(state.start)
-        return state
-
-    def run(self, step: StepContext, timeout: Optional[float] = None) -> list[Any]:
-        return self.start(step).wait(timeout)
+    def run(self, step: StepContext, timeout: Optional[float] = None,
+            active: Optional[MutableSet[Any]] = None) -> list[Any]:
+        """Runs a step of this partition alone to its end; `active` (the session's running
+        steps, which Session.close cancels) holds it meanwhile."""
+        state = self.start(step)
+        if active is None:
+            return state.wait(timeout)
+        active.add(state)
+        try:
+            return state.wait(timeout)
+        finally:
+            active.discard(state)

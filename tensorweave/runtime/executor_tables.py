@@ -12,14 +12,20 @@ from precomputed tables").
   keeps one partition-wide layout, so it behaves as before.
 - Output edges as tuples of the destination's row and local slots, split into edges to
   Merge nodes (their own readiness rule) and all others.
+
+`build_run_tables` is the last stage of graph_compiler.compile_partition: these rows are
+written there, once, and read by every step.
 """
 from __future__ import annotations
 
 import collections
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables
+from tensorweave.framework.kernel_contract import ControlFlowKind, KernelCall
 from tensorweave.runtime.step_context import DEAD
+
+if TYPE_CHECKING:
+    from tensorweave.runtime.graph_compiler import Edge, NodeItem, PartitionTables
 
 # Node kinds. KERNEL, STEP_KERNEL, SWITCH and MERGE with live inputs are the hot path, run
 # and propagated inline by the run loop; everything else goes through ExecutorState.process.
@@ -40,8 +46,10 @@ SINK = 12           # a fetch: stores its input in the step's results
 CONTROL_FLOW_KINDS = frozenset((SWITCH, MERGE, ENTER, EXIT, NEXT_ITERATION, CONTROL_TRIGGER))
 KERNEL_KINDS = frozenset((KERNEL, STEP_KERNEL, EXPENSIVE, ASYNC))  # dead inputs: not run
 
-_CONTROL_FLOW_KINDS = {"merge": MERGE, "switch": SWITCH, "enter": ENTER, "exit": EXIT,
-                       "next_iteration": NEXT_ITERATION, "control_trigger": CONTROL_TRIGGER}
+_KIND_OF_CONTROL_FLOW = {ControlFlowKind.MERGE: MERGE, ControlFlowKind.SWITCH: SWITCH,
+                         ControlFlowKind.ENTER: ENTER, ControlFlowKind.EXIT: EXIT,
+                         ControlFlowKind.NEXT_ITERATION: NEXT_ITERATION,
+                         ControlFlowKind.CONTROL_TRIGGER: CONTROL_TRIGGER}
 
 
 def _forward(x: Any) -> Any:
@@ -50,7 +58,8 @@ def _forward(x: Any) -> Any:
 
 class FrameLayout:
     """The per-iteration state shape of one static frame: how many nodes and input slots an
-    iteration of it holds, and the pending counts it starts from."""
+    iteration of it holds, the pending counts it starts from, and the template a first
+    iteration copies."""
 
     __slots__ = ("name", "num_nodes", "num_inputs", "pending_init", "template")
 
@@ -59,30 +68,38 @@ class FrameLayout:
         self.num_nodes = 0
         self.num_inputs = 0
         self.pending_init: list[int] = []
-        self.template: Any = None  # the executor's IterationTemplate of a first iteration
+        self.template: Optional[IterationTemplate] = None
 
 
-class ExecutorTables:
-    """What every step of one partition shares: node rows with kinds and local slots, the
-    frame layouts, the root nodes and the Enter count of each frame."""
+class IterationTemplate:
+    """What a new iteration of a frame starts from: the layout's initial pending counts, with
+    the loop invariants (values of constant Enters) already delivered, and the nodes those
+    invariants alone make ready. One per layout for first iterations (built here); one per
+    frame execution, built by frames.FrameMachine, for later ones; copied per iteration."""
 
-    def __init__(self, tables: PartitionTables) -> None:
-        self.tables = tables
-        self.items = tables.items
-        frames = assign_frames(tables)
-        self.per_frame_layouts = frames is not None
-        self.root_layout, self.layouts = _build_layouts(tables.items, frames)
-        for item in tables.items:
-            _set_kind(item)
-        _build_edges(tables.items)
-        for index, nid in enumerate(tables.fetch_items):
-            tables.items[nid].fetch_index = index
-        self.roots: list[NodeItem] = [tables.items[nid] for nid in tables.roots]
-        self.enter_counts = tables.enter_counts
-        self.num_fetches = len(tables.fetch_items)
+    __slots__ = ("input_tensors", "pending", "dead_count", "ready")
 
-    def layout(self, frame_name: str) -> FrameLayout:
-        return self.layouts.get(frame_name, self.root_layout)
+    def __init__(self, layout: FrameLayout) -> None:
+        self.input_tensors: list[Any] = [None] * layout.num_inputs
+        self.pending = layout.pending_init
+        self.dead_count = [0] * layout.num_nodes
+        self.ready: list[tuple[NodeItem, bool]] = []
+
+
+def build_run_tables(tables: PartitionTables) -> None:
+    """Node kinds, frame layouts, local slots and edge tuples for every row (called by
+    compile_partition, once)."""
+    frames = assign_frames(tables)
+    tables.per_frame_layouts = frames is not None
+    tables.root_layout, tables.layouts = _build_layouts(tables.items, frames)
+    for item in tables.items:
+        _set_kind(item)
+    _build_edges(tables.items)
+    for index, nid in enumerate(tables.fetch_items):
+        tables.items[nid].fetch_index = index
+    tables.root_items = [tables.items[nid] for nid in tables.roots]
+    for layout in [tables.root_layout, *tables.layouts.values()]:
+        layout.template = IterationTemplate(layout)
 
 
 def assign_frames(tables: PartitionTables) -> Optional[list[str]]:
@@ -99,11 +116,11 @@ def assign_frames(tables: PartitionTables) -> Optional[list[str]]:
         nid = queue.popleft()
         item = items[nid]
         here = frame[nid]
-        if item.control_flow == "enter":
+        if item.control_flow == ControlFlowKind.ENTER:
             out = item.frame_name
             if parent.setdefault(out, here) != here:  # type: ignore[arg-type]
                 return None
-        elif item.control_flow == "exit":
+        elif item.control_flow == ControlFlowKind.EXIT:
             if here not in parent:
                 return None
             out = parent[here]  # type: ignore[index]
@@ -143,31 +160,31 @@ def _set_kind(item: NodeItem) -> None:
     item.cleared_inputs = [None] * item.num_inputs
     if item.is_sink:
         item.kind = SINK
-    elif item.control_flow in _CONTROL_FLOW_KINDS:
-        item.kind = _CONTROL_FLOW_KINDS[item.control_flow]
-    elif item.control_flow == "loop_cond":
+    elif item.control_flow in _KIND_OF_CONTROL_FLOW:
+        item.kind = _KIND_OF_CONTROL_FLOW[item.control_flow]  # type: ignore[index]
+    elif item.control_flow == ControlFlowKind.LOOP_COND:
         # LoopCond forwards its input, dead or live: a cheap kernel, as far as the loop goes.
         item.kind, item.compute = KERNEL, _forward
     elif item.is_transfer:
-        item.kind = ASYNC_TRANSFER if item.is_async else TRANSFER
-    elif item.is_async:
+        item.kind = ASYNC_TRANSFER if item.kernel_call is KernelCall.ASYNC else TRANSFER
+    elif item.kernel_call is KernelCall.ASYNC:
         item.kind = ASYNC
     elif item.expensive:
         item.kind = EXPENSIVE
     else:
-        item.kind = STEP_KERNEL if item.needs_step else KERNEL
+        item.kind = KERNEL if item.kernel_call is KernelCall.PLAIN else STEP_KERNEL
 
 
 def _build_edges(items: list[NodeItem]) -> None:
     """Each output edge as (destination row, destination local id, destination input slot or
     -1 for a control edge, source output index), in the destination's frame layout."""
     for item in items:
-        plain: list[tuple[Any, ...]] = []
-        merges: list[tuple[Any, ...]] = []
+        plain: list[Edge] = []
+        merges: list[Edge] = []
         for dst, port, dst_index in item.out_edges:
             dst_item = items[dst]
             slot = dst_item.slot + dst_index if dst_index >= 0 else -1
             edge = (dst_item, dst_item.local_id, slot, port)
-            (merges if dst_item.control_flow == "merge" else plain).append(edge)
+            (merges if dst_item.control_flow == ControlFlowKind.MERGE else plain).append(edge)
         item.plain_edges = tuple(plain)
         item.merge_edges = tuple(merges)

@@ -47,8 +47,8 @@ class FetchHandler:
         if isinstance(fetch, dict):
             keys = list(fetch)
             parts = [self._compile(graph, fetch[k]) for k in keys]
-            cls = type(fetch)
-            return lambda values: cls((k, p(values)) for k, p in zip(keys, parts))
+            mapping = type(fetch)
+            return lambda values: mapping((k, p(values)) for k, p in zip(keys, parts))
         fetch_fn = _FETCH_FUNCTIONS.get(type(fetch))
         if fetch_fn is not None:
             components, rebuild = fetch_fn(fetch)

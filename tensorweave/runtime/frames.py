@@ -12,8 +12,9 @@ The frame lets go of them (and of the template) as soon as the loop exits (a liv
 newest iteration), even while older iterations still run: no new iteration can need them then,
 and a variable read as a loop invariant can be updated in place later in the step.
 
-`FrameMachine` holds these rules for ExecutorState; it runs under the step's lock, or on the
-only thread running the step.
+`FrameMachine` holds these rules; each dataflow step with loops has one (a member of its
+ExecutorState). It runs under the step's lock, or on the only thread running the step. Edge
+propagation within an iteration is control_flow_semantics.activate.
 """
 from __future__ import annotations
 
@@ -21,9 +22,11 @@ import collections
 from typing import Any, Optional
 
 from tensorweave.framework import errors
-from tensorweave.runtime.executor_tables import ENTER, ExecutorTables, FrameLayout
-from tensorweave.runtime.graph_compiler import NodeItem
+from tensorweave.runtime.control_flow_semantics import TaggedNode, activate
+from tensorweave.runtime.executor_tables import FrameLayout, IterationTemplate
+from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables
 from tensorweave.runtime.step_context import DEAD, StepContext
+
 
 
 class IterationState:
@@ -33,7 +36,7 @@ class IterationState:
     __slots__ = ("input_tensors", "pending", "dead_count", "outstanding_ops", "outstanding_frames",
                  "frame", "iteration", "step_view", "children")
 
-    def __init__(self, template: "IterationTemplate", frame: "FrameState", iteration: int,
+    def __init__(self, template: IterationTemplate, frame: FrameState, iteration: int,
                  step_view: Optional[StepContext]) -> None:
         self.input_tensors: list[Any] = template.input_tensors.copy()
         self.pending = template.pending.copy()
@@ -44,20 +47,6 @@ class IterationState:
         self.iteration = iteration
         self.step_view = step_view  # the step as kernels here see it (created when first needed)
         self.children: Optional[dict[str, FrameState]] = None  # child frames by name
-
-
-class IterationTemplate:
-    """What a new iteration of a frame starts from: the layout's initial pending counts, with
-    the loop invariants (values of constant Enters) already delivered, and the nodes those
-    invariants alone make ready. Built once per frame execution, copied per iteration."""
-
-    __slots__ = ("input_tensors", "pending", "dead_count", "ready")
-
-    def __init__(self, layout: FrameLayout) -> None:
-        self.input_tensors: list[Any] = [None] * layout.num_inputs
-        self.pending = layout.pending_init
-        self.dead_count = [0] * layout.num_nodes
-        self.ready: list[tuple[NodeItem, bool]] = []
 
 
 class FrameState:
@@ -93,14 +82,17 @@ class FrameState:
 
 
 class FrameMachine:
-    """Propagation across frames and iterations; mixed into ExecutorState, which provides the
-    tables and the root frame."""
+    """Propagation across frames and iterations (Enter, Exit, NextIteration), iteration and
+    frame ends, for one step of one partition."""
 
-    tables: ExecutorTables
-    root: FrameState
+    __slots__ = ("tables", "root")
+
+    def __init__(self, tables: PartitionTables, root: FrameState) -> None:
+        self.tables = tables
+        self.root = root
 
     def propagate_enter(self, item: NodeItem, outputs: tuple, is_dead: bool, state: IterationState,
-                        ready: "collections.deque") -> None:
+                        ready: "collections.deque[TaggedNode]") -> None:
         child = self.find_or_create_child(state, item)
         child.pending_enters -= 1
         if item.is_constant_enter and not is_dead:
@@ -108,19 +100,19 @@ class FrameMachine:
                 child.loop_invariants.append((item, outputs[0]))
                 child.template = None
             for child_state in list(child.iterations.values()):
-                self.activate(item, outputs, False, child_state, ready)
+                activate(item, outputs, False, child_state, ready)
         else:
-            self.activate(item, outputs, is_dead, child.iterations[0], ready)
+            activate(item, outputs, is_dead, child.iterations[0], ready)
         self.maybe_finish_iteration(child, 0, ready)
 
     def propagate_exit(self, item: NodeItem, outputs: tuple, is_dead: bool, state: IterationState,
-                       ready: "collections.deque") -> None:
+                       ready: "collections.deque[TaggedNode]") -> None:
         frame = state.frame
         if is_dead:
             frame.dead_exits[item.id] = item
         else:
             frame.live_exits.add(item.id)
-            self.activate(item, outputs, False, frame.parent_state, ready)  # type: ignore[arg-type]
+            activate(item, outputs, False, frame.parent_state, ready)  # type: ignore[arg-type]
             if frame.iterating and state.iteration == frame.iteration_count and not frame.deferred_next:
                 # The loop's predicate was false in its newest iteration: nothing will start
                 # another, and the iterations still running hold their own invariants. Letting
@@ -131,7 +123,7 @@ class FrameMachine:
                 frame.template = None
 
     def propagate_next_iteration(self, item: NodeItem, outputs: tuple, is_dead: bool,
-                                 state: IterationState, ready: "collections.deque") -> None:
+                                 state: IterationState, ready: "collections.deque[TaggedNode]") -> None:
         if is_dead:
             return
         frame = state.frame
@@ -145,56 +137,7 @@ class FrameMachine:
                 frame.deferred_next.append((item, outputs[0]))
                 return
             next_state = self.new_iteration(frame, ready)
-        self.activate(item, outputs, False, next_state, ready)
-
-    def activate(self, item: NodeItem, outputs: tuple, is_dead: bool, state: IterationState,
-                 ready: "collections.deque") -> None:
-        """Delivers a node's outputs (or its deadness) to its consumers in `state`."""
-        before = len(ready)
-        inputs, pending, dead_count = state.input_tensors, state.pending, state.dead_count
-        for dst_item, dst, slot, port in item.plain_edges:
-            if slot >= 0:
-                value = DEAD if is_dead else outputs[port]
-                inputs[slot] = value
-                edge_dead = value is DEAD
-            else:
-                edge_dead = is_dead
-            if edge_dead:
-                dead_count[dst] += 1
-            count = pending[dst] - 1
-            pending[dst] = count
-            if not count:
-                ready.append((dst_item, state, dead_count[dst] > 0))
-        if item.merge_edges:
-            self.activate_merges(item, outputs, is_dead, state, ready)
-        state.outstanding_ops += len(ready) - before
-
-    @staticmethod
-    def activate_merges(item: NodeItem, outputs: tuple, is_dead: bool, state: IterationState,
-                        ready: "collections.deque") -> None:
-        """A Merge's pending count is (controls << 1) | 1: it is ready once every control input
-        has arrived and either one live data input has (bit 0 cleared) or every data input is
-        dead. Does not count the ready nodes in `state.outstanding_ops` (the caller does)."""
-        inputs, pending, dead_count = state.input_tensors, state.pending, state.dead_count
-        for dst_item, dst, slot, port in item.merge_edges:
-            if slot < 0:
-                pending[dst] -= 2
-                dst_dead = dead_count[dst] == dst_item.num_data_inputs
-                fire = pending[dst] == 0 or (pending[dst] == 1 and dst_dead)
-            else:
-                value = DEAD if is_dead else outputs[port]
-                if value is not DEAD:
-                    count = pending[dst]
-                    if count & 1:
-                        pending[dst] = count & ~1
-                        inputs[slot] = value
-                    fire, dst_dead = count == 1, False
-                else:
-                    dead_count[dst] += 1
-                    dst_dead = dead_count[dst] == dst_item.num_data_inputs or item.kind == ENTER
-                    fire = pending[dst] == 1 and dst_dead
-            if fire:
-                ready.append((dst_item, state, dst_dead))
+        activate(item, outputs, False, next_state, ready)
 
     # -- frames and iterations ------------------------------------------------------------------
     def find_or_create_child(self, state: IterationState, enter: NodeItem) -> FrameState:
@@ -207,12 +150,12 @@ class FrameMachine:
             child = FrameState(f"{state.frame.frame_id};{state.iteration};{name}", name, state,
                                self.tables.layout(name), enter.parallel_iterations,
                                self.tables.enter_counts[name])
-            child.iterations[0] = IterationState(child.layout.template, child, 0, None)
+            child.iterations[0] = IterationState(child.layout.template, child, 0, None)  # type: ignore[arg-type]
             children[name] = child
             state.outstanding_frames += 1
         return child
 
-    def new_iteration(self, frame: FrameState, ready: "collections.deque") -> IterationState:
+    def new_iteration(self, frame: FrameState, ready: "collections.deque[TaggedNode]") -> IterationState:
         if not frame.iterating:
             raise errors.InternalError(None, None, f"Loop frame {frame.name}: an iteration started after "
                                        "the loop exited (a NextIteration ran live after a live Exit)")
@@ -233,7 +176,7 @@ class FrameMachine:
         scratch = IterationState(template, frame, -1, None)
         made_ready: collections.deque = collections.deque()
         for enter_item, value in frame.loop_invariants:
-            self.activate(enter_item, (value,), False, scratch, made_ready)
+            activate(enter_item, (value,), False, scratch, made_ready)
         template.input_tensors, template.pending = scratch.input_tensors, scratch.pending
         template.dead_count = scratch.dead_count
         template.ready = [(dst_item, is_dead) for dst_item, _, is_dead in made_ready]
@@ -249,7 +192,7 @@ class FrameMachine:
             return frame.pending_enters == 0
         return (iteration - 1) not in frame.iterations
 
-    def maybe_finish_iteration(self, frame: FrameState, iteration: int, ready: "collections.deque") -> None:
+    def maybe_finish_iteration(self, frame: FrameState, iteration: int, ready: "collections.deque[TaggedNode]") -> None:
         """Releases finished iterations in order, starts deferred ones, and when the whole frame
         is done releases it and sends its dead Exits to the parent."""
         if frame is self.root:
@@ -262,17 +205,17 @@ class FrameMachine:
                 state = self.new_iteration(frame, ready)
                 deferred, frame.deferred_next = frame.deferred_next, []
                 for item, value in deferred:
-                    self.activate(item, (value,), False, state, ready)
+                    activate(item, (value,), False, state, ready)
             it += 1
         if not frame.iterations and frame.pending_enters == 0:
             self.finish_frame(frame, ready)
 
-    def finish_frame(self, frame: FrameState, ready: "collections.deque") -> None:
+    def finish_frame(self, frame: FrameState, ready: "collections.deque[TaggedNode]") -> None:
         parent_state: IterationState = frame.parent_state  # type: ignore[assignment]
         del parent_state.children[frame.name]  # type: ignore[union-attr]
         for exit_id, exit_item in frame.dead_exits.items():
             if exit_id in frame.live_exits:
                 continue  # it delivered its live value in the last iteration
-            self.activate(exit_item, (DEAD,), True, parent_state, ready)
+            activate(exit_item, (DEAD,), True, parent_state, ready)
         parent_state.outstanding_frames -= 1
         self.maybe_finish_iteration(parent_state.frame, parent_state.iteration, ready)

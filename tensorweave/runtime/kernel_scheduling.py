@@ -17,94 +17,108 @@ waits for it) before the softmax weights' gradient, which then runs beside the l
 kernel off the critical path that happened to start first must not hold the critical one back.
 
 Which kernels split is learned, not declared: a kernel that asked the pool for helpers when it
-last ran (thread_pool.help_requests) splits. Kernels that do not split run beside anything.
+last ran (thread_pool.help_requests) splits (plan_learning.PlanLearning.splits, beside the
+compiled rows). Kernels that do not split run beside anything.
+
+`ExpensiveKernels` is a member of executor.ExecutorState (one per step whose partition has
+expensive kernels); it runs kernels and propagates through the state it belongs to.
 """
 from __future__ import annotations
 
 import collections
 import heapq
 import itertools
-import threading
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Optional
 
+from tensorweave.runtime.control_flow_semantics import TaggedNode
 from tensorweave.runtime.executor_tables import EXPENSIVE
+from tensorweave.runtime.plan_learning import PlanLearning
 from tensorweave.runtime.thread_pool import help_requests
+
+if TYPE_CHECKING:
+    from tensorweave.runtime.executor import ExecutorState
 
 # Ties in priority go first come, first served (and tagged nodes are never compared).
 _arrivals = itertools.count()
 
 
 class ExpensiveKernels:
-    """Mixed into executor.ExecutorState, which provides the lock, the runner counts, the
-    device, `process`, `finish_node` and `run_nodes`."""
+    """Where one step's expensive kernels run: this thread, a pool thread, or (splitting
+    kernels) a wait for their turn."""
 
-    lock: threading.Lock
-    runners: int
-    device: Any
+    __slots__ = ("state", "priority", "splits", "split_running", "split_waiting")
 
-    def init_split_slot(self) -> None:
+    def __init__(self, state: ExecutorState, learning: PlanLearning) -> None:
+        self.state = state
+        self.priority = learning.priority  # by node id
+        self.splits = learning.splits      # by node id, learned here
         self.split_running: list[float] = []  # priorities of this step's running splitting kernels
-        self.split_waiting: list[tuple[float, int, Any]] = []  # heap of (-priority, arrival, tagged)
+        self.split_waiting: list[tuple[float, int, TaggedNode]] = []  # heap of (-priority, arrival, tagged)
 
-    def run_expensive(self, tagged: Any, ready: "collections.deque") -> None:
+    def run_expensive(self, tagged: TaggedNode, ready: "collections.deque[TaggedNode]") -> None:
         """A live expensive kernel popped from this thread's ready queue."""
-        if tagged[0].splits:
+        if self.splits[tagged[0].id]:
             mine = self.schedule_splits(ready, tagged, None)
             if mine is not None:
                 self.execute_expensive(mine, ready, True)
         elif ready and not self.keep_most_urgent(tagged, ready):
             # other work is ready here: the kernel gets a pool thread, this one goes on
-            self.add_runner()  # type: ignore[attr-defined]
-            self.device.thread_pool.schedule(self.run_handed_off, tagged, False)
+            self.state.add_runner()
+            self.state.device.thread_pool.schedule(self.run_handed_off, tagged, False)
         else:
             self.execute_expensive(tagged, ready, False)
 
-    def keep_most_urgent(self, tagged: Any, ready: "collections.deque") -> bool:
+    def keep_most_urgent(self, tagged: TaggedNode, ready: "collections.deque[TaggedNode]") -> bool:
         """Other expensive kernels are ready here too: the most urgent one runs on this thread
         (no hop before it starts, and what it makes ready goes on here), the others go to the
         pool now. False (hand `tagged` over) when one of them is more urgent. In the LSTM's
         backward loop, the input gradient (the next iteration waits for it) stays and the
         weight gradient goes: 1 ms a step, measured."""
-        priority = tagged[0].priority
-        others = [t for t in ready if t[0].kind == EXPENSIVE and not t[0].splits and not t[2]]
-        if not others or any(t[0].priority > priority for t in others):
+        prio, splits = self.priority, self.splits
+        priority = prio[tagged[0].id]
+        others = [t for t in ready if t[0].kind == EXPENSIVE and not splits[t[0].id] and not t[2]]
+        if not others or any(prio[t[0].id] > priority for t in others):
             return False
+        state = self.state
         for t in others:
             ready.remove(t)
-            self.add_runner()  # type: ignore[attr-defined]
-            self.device.thread_pool.schedule(self.run_handed_off, t, False)
+            state.add_runner()
+            state.device.thread_pool.schedule(self.run_handed_off, t, False)
         return True
 
-    def run_handed_off(self, tagged: Any, holds_slot: bool) -> None:
+    def run_handed_off(self, tagged: TaggedNode, holds_slot: bool) -> None:
         """On a pool thread, which holds a runner count: the kernel, then what it makes ready."""
-        ready: collections.deque = collections.deque()
+        ready: collections.deque[TaggedNode] = collections.deque()
         try:
             self.execute_expensive(tagged, ready, holds_slot)
-            self.run_nodes(ready)  # type: ignore[attr-defined]
+            self.state.run_nodes(ready)
         finally:
-            self.release_runner()  # type: ignore[attr-defined]
+            self.state.release_runner()
 
-    def execute_expensive(self, tagged: Optional[Any], ready: "collections.deque", holds_slot: bool) -> None:
+    def execute_expensive(self, tagged: Optional[TaggedNode], ready: "collections.deque[TaggedNode]", holds_slot: bool) -> None:
         """Runs the kernel and propagates its outputs; a splitting kernel then lets the next
         waiting ones start (running one of them here when this thread has nothing else)."""
+        state = self.state
         while tagged is not None:
             item = tagged[0]
             asked = help_requests.count
-            outputs = self.process(tagged)  # type: ignore[attr-defined]
-            item.splits = help_requests.count != asked
-            self.finish_node(tagged, outputs, ready)  # type: ignore[attr-defined]
+            outputs = state.process(tagged)
+            self.splits[item.id] = help_requests.count != asked
+            # an expensive kernel is never asynchronous: it has outputs now
+            state.finish_node(tagged, outputs, ready)  # type: ignore[arg-type]
             outputs = None
-            tagged = self.schedule_splits(ready, None, item.priority) if holds_slot else None
+            tagged = self.schedule_splits(ready, None, self.priority[item.id]) if holds_slot else None
 
-    def schedule_splits(self, ready: "collections.deque", arrived: Optional[Any],
-                        finished: Optional[float]) -> Optional[Any]:
+    def schedule_splits(self, ready: "collections.deque[TaggedNode]", arrived: Optional[TaggedNode],
+                        finished: Optional[float]) -> Optional[TaggedNode]:
         """A splitting kernel `arrived` (popped from `ready`) or one with priority `finished`
         ended: starts the waiting ones that may run now, most urgent first. Returns the one
         this thread runs (when nothing else is ready here); the others go to the pool."""
-        if self.runners == 1:
+        state = self.state
+        if state.runners == 1:
             starts = self._start_splits(ready, arrived, finished)
         else:
-            with self.lock:
+            with state.lock:
                 starts = self._start_splits(ready, arrived, finished)
         mine = None
         for tagged in starts:
@@ -114,27 +128,28 @@ class ExpensiveKernels:
                 # Whatever else is ready here goes on on this thread: it is mostly a chain of
                 # cheap kernels that cannot use two cores, while the kernel can (a pool thread
                 # runs it, and this one joins in as a helper once its own work is done).
-                self.add_runner()  # type: ignore[attr-defined]
-                self.device.thread_pool.schedule(self.run_handed_off, tagged, True)
+                state.add_runner()
+                state.device.thread_pool.schedule(self.run_handed_off, tagged, True)
         return mine
 
-    def _start_splits(self, ready: "collections.deque", arrived: Optional[Any],
-                      finished: Optional[float]) -> list[Any]:
+    def _start_splits(self, ready: "collections.deque[TaggedNode]", arrived: Optional[TaggedNode],
+                      finished: Optional[float]) -> list[TaggedNode]:
         running, waiting = self.split_running, self.split_waiting
+        prio, splits = self.priority, self.splits
         if finished is not None:
             running.remove(finished)
         # Splitting kernels ready here compete now, whichever was popped first: the critical
         # path usually goes on through one of them.
-        for tagged in [t for t in ready if t[0].kind == EXPENSIVE and t[0].splits and not t[2]]:
+        for tagged in [t for t in ready if t[0].kind == EXPENSIVE and splits[t[0].id] and not t[2]]:
             ready.remove(tagged)
-            heapq.heappush(waiting, (-tagged[0].priority, next(_arrivals), tagged))
+            heapq.heappush(waiting, (-prio[tagged[0].id], next(_arrivals), tagged))
         if arrived is not None:
-            heapq.heappush(waiting, (-arrived[0].priority, next(_arrivals), arrived))
+            heapq.heappush(waiting, (-prio[arrived[0].id], next(_arrivals), arrived))
         starts = []
         # One at a time; a second only if it is more urgent than the one running (else a
         # kernel off the critical path that started first would hold the critical one back).
         while waiting and (not running or (len(running) < 2 and -waiting[0][0] > max(running))):
             tagged = heapq.heappop(waiting)[2]
-            running.append(tagged[0].priority)
+            running.append(prio[tagged[0].id])
             starts.append(tagged)
         return starts

@@ -26,6 +26,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from tensorweave.framework.kernel_contract import ControlFlowKind
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import errors
 from tensorweave.framework.graph import Operation, Tensor
@@ -278,7 +279,8 @@ class Partitioner:
         loop = self._loops.get(key)
         if loop is not None:
             return loop
-        cf: ControlFlowInfo = self.cf  # type: ignore[assignment]  (frames exist: a Recv is in one)
+        # frames exist: a Recv is in one
+        cf: ControlFlowInfo = self.cf  # type: ignore[assignment]
         parent = cf.parent_frame(frame)
         prefix = f"_cloop/{frame.rstrip('/')}/{device.spec.device_type}_{device.spec.device_index}"
         if parent:
@@ -322,11 +324,11 @@ def colocate_control_flow(ops: Sequence[Operation], assignment: dict[int, Any],
     for op in ops:
         kind = op.op_def.control_flow
         target = None
-        if kind in ("switch", "exit") and op.inputs:
+        if kind in (ControlFlowKind.SWITCH, ControlFlowKind.EXIT) and op.inputs:
             data = op.inputs[0]
             if data not in feeds and id(data.op) in assignment:
                 target = assignment[id(data.op)]
-        elif kind == "next_iteration" or (kind == "enter" and not op.inputs[0].dtype.is_ref_dtype):
+        elif kind == ControlFlowKind.NEXT_ITERATION or (kind == ControlFlowKind.ENTER and not op.inputs[0].dtype.is_ref_dtype):
             consumer = consumers.get(id(op))
             if consumer is not None:
                 target = assignment[id(consumer)]
@@ -337,7 +339,7 @@ def colocate_control_flow(ops: Sequence[Operation], assignment: dict[int, Any],
 
 
 def _has_loops(ops: Sequence[Operation]) -> bool:
-    return any(op.op_def.control_flow == "enter" for op in ops)
+    return any(op.op_def.control_flow == ControlFlowKind.ENTER for op in ops)
 
 
 def partition_graph(ops: Sequence[Operation], assignment: dict[int, Any], feeds: dict[Tensor, int],

@@ -7,42 +7,30 @@ Small steps run all partitions on the caller's thread. Otherwise (the threaded p
 with work to do start on their devices' pools, those that begin by waiting for a received value
 start on the caller's thread (no thread hop), and the caller's thread, instead of only waiting,
 runs work that received values make ready (thread_pool.CallerHelp); where that work may be
-expensive it also goes to the device's pool, and whichever thread claims it first runs it."""
+expensive it also goes to the device's pool, and whichever thread claims it first runs it.
+
+How each partition runs (sequential interpreter or dataflow executor) is
+executor_choice.choose_executor's decision, made once when the partition is compiled."""
 from __future__ import annotations
 
 import time
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, MutableSet, Optional, Protocol, Sequence
 
 from tensorweave.framework import errors
-from tensorweave.runtime import kernel_errors, optimistic_line
+from tensorweave.framework.kernel_contract import KernelCall
+from tensorweave.runtime import kernel_errors
 from tensorweave.runtime.cost_model import CostModel
-from tensorweave.runtime.critical_path import assign_priorities
-from tensorweave.runtime.executor import DataflowExecutor, ExecutorState, wait_until_done
-from tensorweave.runtime.graph_compiler import KernelCache, PartitionTables, compile_partition
-from tensorweave.runtime.optimistic_line import OptimisticLine
+from tensorweave.runtime.critical_path import plan_priorities
+from tensorweave.runtime.executor import DataflowExecutor, wait_until_done
+from tensorweave.runtime.executor_choice import ExecutorChoice, choose_executor
+from tensorweave.runtime.graph_compiler import (TRANSFER_TYPES, CompileOptions, KernelCache, PartitionTables,
+                                                compile_partition)
 from tensorweave.runtime.partition import Partition
+from tensorweave.runtime.plan_learning import PlanLearning
 from tensorweave.runtime.rendezvous import LocalRendezvous
+from tensorweave.runtime.sequential import SequentialInterpreter
 from tensorweave.runtime.step_context import StepContext
-from tensorweave.runtime.straight_line import StraightLineExecutor, topological_order
 from tensorweave.runtime.thread_pool import CallerHelp, Wakeup
-from tensorweave.runtime.traced_executor import TracingExecutorState, run_straight_line_traced
-
-
-def has_independent_expensive(tables: PartitionTables) -> bool:
-    """True when two expensive kernels could run at once (neither depends on the other)."""
-    expensive = [it.id for it in tables.items if it.expensive]
-    if len(expensive) < 2:
-        return False
-    ancestors = [0] * len(tables.items)
-    for nid in topological_order(tables):
-        bits = ancestors[nid] | (1 << nid)
-        for dst, _, _ in tables.items[nid].out_edges:
-            ancestors[dst] |= bits
-    for i, a in enumerate(expensive):
-        for b in expensive[i + 1:]:
-            if not (ancestors[b] >> a) & 1 and not (ancestors[a] >> b) & 1:
-                return True
-    return False
 
 
 def _reaches_expensive(tables: PartitionTables) -> bool:
@@ -54,7 +42,7 @@ def _reaches_expensive(tables: PartitionTables) -> bool:
         item = items[stack.pop()]
         if item.expensive:
             return True
-        if item.is_transfer and item.is_async:
+        if item.is_transfer and item.kernel_call is KernelCall.ASYNC:
             continue  # what follows waits for the received value
         for dst, _, _ in item.out_edges:
             if dst not in seen:
@@ -63,87 +51,78 @@ def _reaches_expensive(tables: PartitionTables) -> bool:
     return False
 
 
-class PartitionRunner:
-    """One partition compiled into its executor: straight-line when it has no control flow, no
-    asynchronous kernel and nothing worth running in parallel, dataflow otherwise; a dataflow
-    partition without loops or transfers also runs single-partition steps optimistically on
-    the straight-line path (optimistic_line.py)."""
+class PartitionHandle(Protocol):
+    """A partition started as part of a multi-partition step (an ExecutorState, or a
+    _SequentialRun)."""
 
-    def __init__(self, partition: Partition, kernels: KernelCache, inter_op_threads: int,
+    finished: bool
+
+    def wait(self, timeout: Optional[float]) -> list[Any]: ...
+
+    def record_error(self, err: BaseException) -> None: ...
+
+
+def only_waits_for_receives(partition: Partition) -> bool:
+    """No control flow (so no dead values) and no asynchronous kernel but Recv: run after its
+    senders, the partition can compile its Recvs as synchronous kernels."""
+    for node in partition.nodes:
+        op_def = node.op_def
+        if op_def is None:
+            continue
+        if op_def.control_flow is not None:
+            return False
+        if op_def.kernel_call is KernelCall.ASYNC and op_def.name not in TRANSFER_TYPES:
+            return False
+    return True
+
+
+class PartitionRunner:
+    """One partition compiled once (graph_compiler.compile_partition, with its options) and
+    run as choose_executor decided: by the sequential interpreter, the dataflow executor, or
+    the interpreter with the dataflow executor to hand over to. What the plan learns while
+    it runs lives in `learning`, beside the compiled tables."""
+
+    def __init__(self, partition: Partition, kernels: KernelCache, options: CompileOptions,
                  cost_model: Optional[CostModel] = None) -> None:
         self.device = partition.device
         self.fetch_indices = [index for index, _ in partition.fetches]
-        tables = compile_partition(partition.nodes, self.device, kernels.for_node,
-                                   [endpoint for _, endpoint in partition.fetches])
-        tables.fetch_indices = self.fetch_indices
+        tables = compile_partition(partition.nodes, self.device, kernels.for_node, partition.fetches, options)
         self.tables = tables
+        self.choice: ExecutorChoice = choose_executor(tables, options)
         self._starts_by_waiting: Optional[bool] = None
-        parallel = inter_op_threads != 1 and has_independent_expensive(tables)
-        self.straight_line = not (tables.has_control_flow or tables.has_async or parallel)
-        # Asynchronous kernels or conditionals, but no loops and no transfers: a single-partition
-        # step first tries the straight-line path (optimistic_line.py).
-        self.optimistic: Optional[OptimisticLine] = None
-        if self.straight_line:
-            self.executor: Any = StraightLineExecutor(tables)
+        self.dataflow: Optional[DataflowExecutor] = None
+        self.sequential: Optional[SequentialInterpreter] = None
+        if self.choice.needs_dataflow:
+            priorities = plan_priorities(tables, cost_model, self.device)
+            self.learning = PlanLearning(len(tables.items), priorities)
+            self.dataflow = DataflowExecutor(tables, self.device, self.learning)
         else:
-            assign_priorities(tables, cost_model, self.device)
-            self.executor = DataflowExecutor(tables, self.device)
-            if not parallel and optimistic_line.eligible(tables):
-                self.optimistic = OptimisticLine(tables)
+            self.learning = PlanLearning(len(tables.items))
+        # run(step, timeout, active): a single-partition step to its end on this thread
+        self.run: Callable[..., list[Any]]
+        if self.choice.sequential:
+            self.sequential = SequentialInterpreter(tables, self.device, self.dataflow)
+            self.run = self.sequential.run
+        else:
+            self.run = self.dataflow.run  # type: ignore[union-attr]
 
     @property
     def starts_by_waiting(self) -> bool:
         """A dataflow partition that reaches no expensive kernel before a Recv: started on the
         caller's thread, it soon waits, holding no thread, instead of costing a thread hop."""
         if self._starts_by_waiting is None:
-            self._starts_by_waiting = not self.straight_line and not _reaches_expensive(self.tables)
+            self._starts_by_waiting = not self.choice.sequential and not _reaches_expensive(self.tables)
         return self._starts_by_waiting
 
-    def only_waits_for_receives(self) -> bool:
-        """No control flow (so no dead values) and no asynchronous kernel but Recv."""
-        return not self.tables.has_control_flow and all(
-            item.is_transfer for item in self.tables.items if item.is_async)
-
-    def use_synchronous_receives(self) -> None:
-        """For steps whose partitions run one after the other, senders first, with no control
-        flow: every value is in the rendezvous before its Recv runs, so Recv completes at once
-        and the partition can take the straight-line path."""
-        for item in self.tables.items:
-            if item.is_transfer and item.is_async:
-                item.compute = _synchronous(item.compute, item.op)
-                item.is_async = False
-        self.tables.has_async = any(item.is_async for item in self.tables.items)
-        if not self.tables.has_async and not self.tables.has_control_flow:
-            self.straight_line = True
-            self.executor = StraightLineExecutor(self.tables)
-            self.optimistic = None
-        elif not self.straight_line:
-            self.executor = DataflowExecutor(self.tables, self.device)  # node kinds changed
-
-    def run(self, step: StepContext, timeout: Optional[float], active: Any) -> list[Any]:
-        """Runs a single-partition step to completion on this thread (the fast path)."""
-        if self.straight_line:
-            if step.stats is None:
-                return self.executor.run(step)
-            return run_straight_line_traced(self.executor, step, self.device)
-        if self.optimistic is not None and step.stats is None:
-            return self.optimistic.run_optimistic(step, self.executor, timeout, active)
-        state = self.executor.start(step, _state_class(step))
-        active.add(state)
-        try:
-            return state.wait(timeout)
-        finally:
-            active.discard(state)
-
     def start(self, step: StepContext, inline: bool, small_step: bool = False,
-              helpers: Optional[CallerHelp] = None) -> Any:
+              helpers: Optional[CallerHelp] = None) -> PartitionHandle:
         """Starts this partition as part of a multi-partition step, on this thread (`inline`) or
         on its device's pool; returns a handle with `finished`, `wait(timeout)` and
         `record_error(err)`. In a `small_step` values received later are processed on the
         sending thread; otherwise by the caller's thread through `helpers` (which it wakes
         when the partition finishes) or the device's pool."""
-        if not self.straight_line:
-            state = _state_class(step)(self.executor, step)
+        if self.sequential is None:
+            state = self.dataflow.new_state(step)  # type: ignore[union-attr]
             state.inline_continuations = small_step
             if helpers is not None:
                 state.helpers = helpers
@@ -153,7 +132,7 @@ class PartitionRunner:
             else:
                 self.device.thread_pool.schedule(state.start)
             return state
-        run = _StraightLineRun(self, step, None if helpers is None else helpers.wake)
+        run = _SequentialRun(self.sequential, step, None if helpers is None else helpers.wake)
         if inline:
             run()
         else:
@@ -161,27 +140,12 @@ class PartitionRunner:
         return run
 
 
-def _synchronous(recv: Any, op: Any) -> Any:
-    def receive_now(step: StepContext) -> Any:
-        box: list[Any] = []
-        recv(step, box.append)
-        if not box:
-            raise errors.InternalError(None, op, f"{op.name}: value not sent before its receiver ran")
-        if isinstance(box[0], BaseException):
-            raise box[0]
-        return box[0]
-    return receive_now
+class _SequentialRun:
+    """A sequential partition of a multi-partition step (it only sends, or receives values
+    sent before it runs: it never waits) run as one task."""
 
-
-def _state_class(step: StepContext) -> type:
-    return ExecutorState if step.stats is None else TracingExecutorState
-
-
-class _StraightLineRun:
-    """A straight-line partition (it only sends, never waits) run as one task."""
-
-    def __init__(self, runner: PartitionRunner, step: StepContext, done: Optional[Wakeup]) -> None:
-        self.runner = runner
+    def __init__(self, interpreter: SequentialInterpreter, step: StepContext, done: Optional[Wakeup]) -> None:
+        self.interpreter = interpreter
         self.step = step
         self.done = done or Wakeup()
         self.finished = False
@@ -190,10 +154,7 @@ class _StraightLineRun:
 
     def __call__(self) -> None:
         try:
-            if self.step.stats is None:
-                self.results = self.runner.executor.run(self.step)
-            else:
-                self.results = run_straight_line_traced(self.runner.executor, self.step, self.runner.device)
+            self.results = self.interpreter.run(self.step)
         except BaseException as err:  # noqa: BLE001  (becomes the step's error)
             self.error = kernel_errors.annotate(err, None)
             self.step.cancel(self.error)
@@ -215,7 +176,7 @@ class _StraightLineRun:
 class MultiPartitionStep:
     """One step over several partitions; Session.close cancels it through `record_error`."""
 
-    def __init__(self, step: StepContext, runs: list[Any]) -> None:
+    def __init__(self, step: StepContext, runs: list[PartitionHandle]) -> None:
         self.step = step
         self.runs = runs
 
@@ -226,7 +187,7 @@ class MultiPartitionStep:
 
 
 def run_partitions(runners: Sequence[PartitionRunner], num_fetches: int, step: StepContext,
-                   timeout: Optional[float], active: Any, small_step: bool = False) -> list[Any]:
+                   timeout: Optional[float], active: MutableSet[Any], small_step: bool = False) -> list[Any]:
     """Runs a step's partitions. A `small_step` (estimated to cost less than a few thread hops)
     starts them all on this thread, senders before receivers, so values wait in the
     rendezvous instead of waking threads; otherwise each runs on its device's pool but the
@@ -267,13 +228,13 @@ def run_partitions(runners: Sequence[PartitionRunner], num_fetches: int, step: S
     return results
 
 
-def _start_threaded(runners: Sequence[PartitionRunner], step: StepContext, helpers: CallerHelp) -> list[Any]:
+def _start_threaded(runners: Sequence[PartitionRunner], step: StepContext, helpers: CallerHelp) -> list[PartitionHandle]:
     """Starts a step's partitions for the threaded path: first, on their devices' pools, those
     with work to do at once (they run alongside this thread); then, on this thread, those that
     wait for received values before any expensive work (they run until they wait, leaving their
     receivers in the rendezvous, at no thread hop); then the first partition, here."""
     inline = [i == 0 or runner.starts_by_waiting for i, runner in enumerate(runners)]
-    runs: list[Any] = [None] * len(runners)
+    runs: list[PartitionHandle] = [None] * len(runners)  # type: ignore[list-item]
     for i, runner in enumerate(runners):
         if not inline[i]:
             runs[i] = runner.start(step, inline=False, helpers=helpers)
@@ -283,7 +244,7 @@ def _start_threaded(runners: Sequence[PartitionRunner], step: StepContext, helpe
     return runs
 
 
-def _help_until_finished(helpers: CallerHelp, runs: list[Any], deadline: Optional[float],
+def _help_until_finished(helpers: CallerHelp, runs: list[PartitionHandle], deadline: Optional[float],
                          handle: MultiPartitionStep) -> None:
     """The caller's thread runs the step's posted work until every partition has finished;
     past the deadline it fails the step with DeadlineExceededError and waits for the end."""
@@ -303,15 +264,12 @@ def _help_until_finished(helpers: CallerHelp, runs: list[Any], deadline: Optiona
 
 
 def run_in_order(runners: Sequence[PartitionRunner], num_fetches: int, step: StepContext) -> list[Any]:
-    """Straight-line partitions, senders first, one after the other on this thread: nothing
+    """Sequential partitions, senders first, one after the other on this thread: nothing
     ever waits, so no thread, event or cancellation is involved."""
     step.rendezvous = LocalRendezvous()
     results: list[Any] = [None] * num_fetches
     for runner in runners:
-        if step.stats is None:
-            values = runner.executor.run(step)
-        else:
-            values = run_straight_line_traced(runner.executor, step, runner.device)
+        values = runner.sequential.run(step)  # type: ignore[union-attr]
         for index, value in zip(runner.fetch_indices, values):
             results[index] = value
     return results

@@ -19,13 +19,14 @@ import sys
 import threading
 from typing import Any, Optional, Sequence
 
+from tensorweave.framework.kernel_contract import ControlFlowKind
 from tensorweave.framework import errors
 from tensorweave.framework.device_spec import DeviceSpec, parse_device
 from tensorweave.framework.graph import Operation, Tensor
 from tensorweave.runtime.colocation import ColocationGroups
 from tensorweave.runtime.cost_model import TRANSFER_LATENCY_S, CostModel, tensor_bytes
 
-_LOOP_BACK_EDGE = "next_iteration"
+_LOOP_BACK_EDGE = ControlFlowKind.NEXT_ITERATION
 
 
 def kernel_dtype(op: Any) -> Any:

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from tensorweave.framework.kernel_contract import ControlFlowKind
 from tensorweave.runtime.cost_model import KERNEL_OVERHEAD_S, TRANSFER_LATENCY_S, CostModel
 from tensorweave.runtime.partition import Partition, PNode
 
-_BACK_EDGE = "next_iteration"
+_BACK_EDGE = ControlFlowKind.NEXT_ITERATION
 
 
 class _Graph:

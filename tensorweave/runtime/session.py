@@ -26,6 +26,7 @@ from tensorweave.runtime.placer import Placer
 from tensorweave.runtime.resource_mgr import reset_process_resources
 from tensorweave.runtime.step_context import StepContext
 from tensorweave.runtime.step_plan import StepPlan
+from tensorweave.runtime.executor_choice import ExecutorStrategy
 from tensorweave.runtime.step_stats import StepTracer
 
 _live_sessions: "weakref.WeakSet[BaseSession]" = weakref.WeakSet()
@@ -105,7 +106,7 @@ class RunCallable:
         self.converters = [FeedConverter(t) for t in self.feeds]
         self.plan = StepPlan(self.handler.tensors, self.handler.targets, self.feeds,
                              session._device_mgr.devices, session._kernels, session._config,
-                             session._placer)
+                             session._placer, session._executor_strategy)
 
     def __call__(self, session: "BaseSession", feed_values: Any, options: Optional[RunOptions] = None,
                  run_metadata: Optional[RunMetadata] = None) -> Any:
@@ -171,6 +172,9 @@ class BaseSession:
         self._cache_lock = threading.Lock()
         self._active_steps: "weakref.WeakSet[Any]" = weakref.WeakSet()
         self._closed = False
+        # A test hook: run every partition with this executor strategy wherever it can
+        # (executor_choice.choose_executor). Set before the first run of a signature.
+        self._executor_strategy: Optional[ExecutorStrategy] = None
         self._default_session_context: Any = None
         self._default_graph_context: Any = None
         _live_sessions.add(self)

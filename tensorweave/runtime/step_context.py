@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import itertools
 import threading
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from tensorweave.framework import errors
+
+if TYPE_CHECKING:
+    from tensorweave.framework.kernel_contract import StepView
+    from tensorweave.runtime.step_stats import StepTracer
 
 _step_ids = itertools.count(1)
 
@@ -52,7 +56,8 @@ _new_step = object.__new__
 
 
 class StepContext:
-    """One `Session.run` step (shared by its partitions)."""
+    """One `Session.run` step (shared by its partitions); kernels see it as a
+    kernel_contract.StepView."""
 
     DEAD = DEAD  # for kernels that handle dead values themselves (Send)
 
@@ -65,7 +70,7 @@ class StepContext:
         self.cancellation = CancellationManager()
         self.session_state = session_state
         self.rendezvous = rendezvous
-        self.stats = None
+        self.stats: Optional[StepTracer] = None
         self.step_resources: dict[Any, Any] = {}  # the step container: state that dies with the step
         self.frame_id = ""
         self.iteration = 0
@@ -90,3 +95,8 @@ class StepContext:
 
     def cancel(self, error: Optional[BaseException] = None) -> None:
         self.cancellation.cancel(error or errors.CancelledError(None, None, "Step was cancelled"))
+
+
+if TYPE_CHECKING:
+    # StepContext is what kernels see as their step (kernel_contract.StepView).
+    _view: StepView = StepContext([])

@@ -4,17 +4,20 @@ partition; run many times from precomputed tables. A plan on one device keeps th
 executor fast path; a plan over several devices runs its partitions together."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
 from tensorweave.framework.graph import Operation, Tensor
 from tensorweave.runtime import pruning
-from tensorweave.runtime.graph_compiler import KernelCache
+from tensorweave.runtime.cost_model import CostModel
+from tensorweave.runtime.executor_choice import ExecutorStrategy
+from tensorweave.runtime.graph_compiler import CompileOptions, KernelCache, is_expensive
 from tensorweave.runtime.partition import Partition, PartitionOptions, partition_graph
 from tensorweave.runtime.partition_export import partition_to_graph_def
-from tensorweave.runtime.partition_runner import PartitionRunner, run_in_order, run_partitions, senders_first
-from tensorweave.runtime.cost_model import CostModel
+from tensorweave.runtime.partition_runner import (PartitionRunner, only_waits_for_receives, run_in_order,
+                                                  run_partitions, senders_first)
 from tensorweave.runtime.placer import Placer
 from tensorweave.runtime.recv_scheduling import schedule_recvs
 from tensorweave.runtime.step_context import StepContext
@@ -66,15 +69,15 @@ def _fetch_finisher(tensor: Tensor, fed: bool) -> Callable[[Any], Any]:
 SMALL_STEP_S = 1e-3
 
 
-def _is_small(runners: Sequence[PartitionRunner], cost_model: CostModel) -> bool:
+def _is_small(partitions: Sequence[Partition], cost_model: CostModel, threshold: float) -> bool:
     total = 0.0
-    for runner in runners:
-        if runner.tables.num_expensive:
-            return False
-        for item in runner.tables.items:
-            op = item.op
-            if op is not None and getattr(op, "graph", None) is not None and not item.is_sink:
-                total += cost_model.compute_time(op, runner.device)
+    for part in partitions:
+        for node in part.nodes:
+            if node.feed_index is None and is_expensive(node, threshold):
+                return False
+            op = node.op
+            if op is not None and getattr(op, "graph", None) is not None:
+                total += cost_model.compute_time(op, part.device)
     return total < SMALL_STEP_S
 
 
@@ -84,7 +87,7 @@ class StepPlan:
 
     def __init__(self, fetches: Sequence[Tensor], targets: Sequence[Operation], feeds: Sequence[Tensor],
                  devices: Sequence[Any], kernels: KernelCache, config: Any,
-                 placer: Optional[Placer] = None) -> None:
+                 placer: Optional[Placer] = None, force_strategy: Optional[ExecutorStrategy] = None) -> None:
         feed_index = {t: i for i, t in enumerate(feeds)}
         ops = pruning.prune(fetches, targets, set(feeds))
         if placer is None:
@@ -96,25 +99,27 @@ class StepPlan:
             Partition(devices[0])]
         if len(self.partitions) > 1 and graph_options.enable_recv_scheduling:
             schedule_recvs(self.partitions, placer.cost_model)
-        self.runners = [PartitionRunner(p, kernels, config.inter_op_parallelism_threads, placer.cost_model)
-                        for p in self.partitions]
-        self.single = self.runners[0] if len(self.runners) == 1 else None
-        self.small_step = self.single is None and _is_small(self.runners, placer.cost_model)
+        # How the partitions run together, decided before compiling them: a small step over
+        # several devices runs its partitions one after the other on this thread, senders
+        # first where values go one way only; if then no partition waits for anything but
+        # received values, those are always sent before their Recv runs (synchronous receives).
+        compile_options = CompileOptions(inter_op_threads=config.inter_op_parallelism_threads,
+                                         force_strategy=force_strategy)
+        single = len(self.partitions) == 1
+        self.small_step = not single and _is_small(self.partitions, placer.cost_model,
+                                                   compile_options.expensive_threshold)
         order = senders_first(self.partitions) if self.small_step else None
-        if order is not None:
-            self.runners = [self.runners[i] for i in order]
-            if all(r.only_waits_for_receives() for r in self.runners):
-                for runner in self.runners:
-                    runner.use_synchronous_receives()
-        # Every partition straight-line, senders first: the step is one pass on this thread.
-        self.synchronous = order is not None and all(r.straight_line for r in self.runners)
+        partitions = self.partitions if order is None else [self.partitions[i] for i in order]
+        synchronous_receives = order is not None and all(only_waits_for_receives(p) for p in partitions)
+        compile_options = dataclasses.replace(compile_options, single_partition=single,
+                                              synchronous_receives=synchronous_receives)
+        self.runners = [PartitionRunner(p, kernels, compile_options, placer.cost_model) for p in partitions]
+        self.single = self.runners[0] if single else None
+        # Every partition sequential, senders first: the step is one pass on this thread.
+        self.synchronous = order is not None and all(r.choice.sequential for r in self.runners)
         self.finishers = [_fetch_finisher(t, t in feed_index) for t in fetches]
         self.num_ops = len(ops)
         self._graph_defs: Optional[list[Any]] = None
-
-    @property
-    def straight_line(self) -> bool:
-        return self.single is not None and self.single.straight_line
 
     def run(self, step: StepContext, timeout: Optional[float], active: Any) -> list[Any]:
         if self.single is not None:

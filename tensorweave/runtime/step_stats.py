@@ -124,6 +124,22 @@ class StepTracer:
         return found
 
 
+def consumers_per_output(tables: Any) -> list[list[int]]:
+    """How many data edges leave each output of each node of a partition's tables."""
+    counts = [[0] * max(it.num_outputs, 1) for it in tables.items]
+    for it in tables.items:
+        for _, port, dst_index in it.out_edges:
+            if dst_index >= 0:
+                counts[it.id][port] += 1
+    return counts
+
+
+def holds_memory(item: Any) -> bool:
+    """Whether a node's outputs count as live bytes (not a fetch, not persistent state)."""
+    op = item.op
+    return not item.is_sink and not (op is not None and op.op_def.persistent_output)
+
+
 def _fill_node(node: Any, item: Any, start: int, end: int, outputs: list, thread: int, live: int,
                peak: int) -> None:
     node.node_name = item.name

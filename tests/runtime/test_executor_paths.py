@@ -1,6 +1,6 @@
 """The executor's fast paths keep its semantics: per-frame iteration layouts, the lock-free
-single-runner mode next to pool threads, the straight-line path with asynchronous kernels that
-hands a waiting step to the dataflow executor, and the threaded multi-partition path where
+single-runner mode next to pool threads, the sequential interpreter with asynchronous kernels
+that hands a waiting step to the dataflow executor, and the threaded multi-partition path where
 the caller's thread runs posted work."""
 import threading
 import time
@@ -15,8 +15,8 @@ from tensorweave.ops import _util
 from tensorweave.runtime import step_plan
 from tensorweave.runtime.executor_tables import assign_frames
 from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables
-from tensorweave.runtime.executor import _RETURNED
-from tensorweave.runtime.optimistic_line import AsyncCall
+from tensorweave.runtime.executor import RETURNED as _RETURNED
+from tensorweave.runtime.sequential import AsyncCall
 
 from tests.runtime.kernels_for_tests import NAPS, TestAsyncDouble, TestNap, assert_close_cancels
 
@@ -78,7 +78,7 @@ def test_nested_loops_get_their_own_layouts():
     with tf.Session() as sess:
         assert sess.run(out) == [7, float(sum(j for i in range(7) for j in range(i)))]
         runner = list(sess._run_cache.values())[0].plan.single
-    tables = runner.executor.tables
+    tables = runner.tables
     assert tables.per_frame_layouts and len(tables.layouts) == 3
     sizes = sorted(layout.num_nodes for layout in tables.layouts.values())
     assert sum(sizes) == len(tables.items) and sizes[0] < len(tables.items) // 2
