@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from tensorweave.framework.graph import Graph, Operation, Tensor
+from tensorweave.framework.indexed_slices import IndexedSlices, _fetch_indexed_slices
+from tensorweave.framework.sparse_tensor import SparseTensor, feed_sparse_tensor, fetch_sparse_tensor
 
 
 class FetchHandler:
@@ -114,8 +116,6 @@ def feed_expander(feed_keys: Any) -> Any:
 
 
 def _register_builtin_fetches() -> None:
-    from tensorweave.framework.indexed_slices import IndexedSlices, _fetch_indexed_slices
-    from tensorweave.framework.sparse_tensor import SparseTensor, feed_sparse_tensor, fetch_sparse_tensor
     register_fetch_function(IndexedSlices, _fetch_indexed_slices)
     register_fetch_function(SparseTensor, fetch_sparse_tensor)
     register_feed_function(SparseTensor, feed_sparse_tensor)

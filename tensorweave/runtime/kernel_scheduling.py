@@ -95,7 +95,8 @@ class ExpensiveKernels:
         finally:
             self.state.release_runner()
 
-    def execute_expensive(self, tagged: Optional[TaggedNode], ready: "collections.deque[TaggedNode]", holds_slot: bool) -> None:
+    def execute_expensive(self, tagged: Optional[TaggedNode], ready: "collections.deque[TaggedNode]",
+                          holds_slot: bool) -> None:
         """Runs the kernel and propagates its outputs; a splitting kernel then lets the next
         waiting ones start (running one of them here when this thread has nothing else)."""
         state = self.state

@@ -328,7 +328,8 @@ def colocate_control_flow(ops: Sequence[Operation], assignment: dict[int, Any],
             data = op.inputs[0]
             if data not in feeds and id(data.op) in assignment:
                 target = assignment[id(data.op)]
-        elif kind == ControlFlowKind.NEXT_ITERATION or (kind == ControlFlowKind.ENTER and not op.inputs[0].dtype.is_ref_dtype):
+        elif kind == ControlFlowKind.NEXT_ITERATION or (
+                kind == ControlFlowKind.ENTER and not op.inputs[0].dtype.is_ref_dtype):
             consumer = consumers.get(id(op))
             if consumer is not None:
                 target = assignment[id(consumer)]

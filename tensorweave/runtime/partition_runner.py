@@ -228,7 +228,8 @@ def run_partitions(runners: Sequence[PartitionRunner], num_fetches: int, step: S
     return results
 
 
-def _start_threaded(runners: Sequence[PartitionRunner], step: StepContext, helpers: CallerHelp) -> list[PartitionHandle]:
+def _start_threaded(runners: Sequence[PartitionRunner], step: StepContext,
+                    helpers: CallerHelp) -> list[PartitionHandle]:
     """Starts a step's partitions for the threaded path: first, on their devices' pools, those
     with work to do at once (they run alongside this thread); then, on this thread, those that
     wait for received values before any expensive work (they run until they wait, leaving their

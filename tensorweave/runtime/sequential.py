@@ -142,7 +142,8 @@ class SequentialInterpreter:
             self.run_with_hooks if self.has_deadness or tables.has_async else self.run_plain)
 
     # -- the loop bodies ----------------------------------------------------------------------------
-    def run_plain(self, step: StepContext, timeout: Optional[float] = None, active: Optional[MutableSet[Any]] = None) -> list[Any]:
+    def run_plain(self, step: StepContext, timeout: Optional[float] = None,
+                  active: Optional[MutableSet[Any]] = None) -> list[Any]:
         """No dead values, no asynchronous kernels: kernel calls in order."""
         if step.stats is not None:
             return self.run_traced(step, timeout, active)
@@ -170,7 +171,8 @@ class SequentialInterpreter:
             kernel_errors.reraise(err, ins.item.op if ins is not None else None)
         return [vals[s] for s in self.fetch_slots]
 
-    def run_with_hooks(self, step: StepContext, timeout: Optional[float] = None, active: Optional[MutableSet[Any]] = None) -> list[Any]:
+    def run_with_hooks(self, step: StepContext, timeout: Optional[float] = None,
+                       active: Optional[MutableSet[Any]] = None) -> list[Any]:
         """The deadness and hand-over hooks (untraced)."""
         if step.stats is not None:
             return self.run_traced(step, timeout, active)
@@ -185,7 +187,8 @@ class SequentialInterpreter:
                 for s in ins.free_slots:  # before the call: see run_plain
                     vals[s] = None
                 n = ins.num_outputs
-                if ins.deadness and (result := sequential_outputs(ins.item, args, ins.control_sources, dead)) is not RUN:
+                if ins.deadness and (
+                        result := sequential_outputs(ins.item, args, ins.control_sources, dead)) is not RUN:
                     vals[ins.out_slot:ins.out_slot + n] = result
                 else:
                     if ins.is_async:
@@ -231,7 +234,8 @@ class SequentialInterpreter:
                 args = [vals[s] for s in ins.in_slots]
                 n = ins.num_outputs
                 ran = True
-                if ins.deadness and (result := sequential_outputs(ins.item, args, ins.control_sources, dead)) is not RUN:
+                if ins.deadness and (
+                        result := sequential_outputs(ins.item, args, ins.control_sources, dead)) is not RUN:
                     ran = not dead[ins.item.id] or ins.item.control_flow is not None  # type: ignore[index]
                     outputs = list(result)
                 else:

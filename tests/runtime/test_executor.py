@@ -7,9 +7,7 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
-from tensorweave.ops import _util
 from tensorweave.ops.control_flow import primitives as cf
 
 from tests.runtime.kernels_for_tests import NAPS, TestAsyncDouble, TestAsyncNever, TestNap, assert_close_cancels

@@ -136,7 +136,8 @@ def dead_fetch():
 
 
 CASES = [plain, cond, while_loop, nested_loops_and_cond, fifo_queue, async_kernels, two_devices,
-         two_devices_back_and_forth, two_devices_with_control_flow, failing_kernel, failing_kernel_in_a_branch, dead_fetch]
+         two_devices_back_and_forth, two_devices_with_control_flow, failing_kernel, failing_kernel_in_a_branch,
+         dead_fetch]
 
 
 def run_case(case, strategy, traced):

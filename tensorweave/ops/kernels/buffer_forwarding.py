@@ -10,8 +10,8 @@ does for a variable's buffer. Every holder of an array counts: a consumer that h
 (the step's feed list), a Const (its kernel's closure), a variable (its cell), a loop invariant
 (its frame), a stack or a TensorArray (their lists), a view (its `base`), a kernel still running
 on it (its arguments). The executors drop their own references to a kernel's inputs before
-calling it and keep no earlier node's outputs in local variables while it runs (executor.py,
-straight_line.py, optimistic_line.py); the kernel then holds each input through exactly three
+calling it and keep no earlier node's outputs in local variables while it runs (runtime/executor.py,
+and runtime/sequential.py's loop bodies); the kernel then holds each input through exactly three
 references: the executor's argument list, the call's argument tuple and the kernel's own
 parameter. The baseline for that is measured at import by a call of the same form, not assumed,
 so the rule holds whatever references the interpreter's calls add. A path holding more (the
