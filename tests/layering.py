@@ -12,8 +12,7 @@ Inside ops/, each family is a folder with tiers:
 - tier 2: the family's `__init__.py` (its public names and composites) and the Python-level
   libraries listed in TIER2 below. They may use any family's tier-1 modules and tier-2
   packages, as long as no import cycle forms;
-- tier 3: the family's `grad.py` (and for control flow `tensor_array_grad.py`), imported only by
-  gradients.py.
+- tier 3: the family's `grad.py`, every gradient of the family, imported only by gradients.py.
 ops/_util.py imports only framework/; ops/kernels/ imports framework/, _util and itself.
 
 Function-level (late) imports are allowed only where they break a real cycle, each listed in
@@ -64,9 +63,6 @@ TIER2: dict[str, set[str]] = {
 
     "script": set(),
 }
-
-# Tier-3 modules of each family besides grad.py.
-TIER3: dict[str, set[str]] = {}
 
 # (importing module, imported module) -> why the import must be late (a real cycle).
 LATE_IMPORTS: dict[tuple[str, str], str] = {
@@ -169,7 +165,7 @@ def ops_place(module: str) -> tuple[Optional[str], int]:
     if len(parts) == 3:
         return family, 2  # the family's __init__
     leaf = parts[3]
-    if leaf == "grad" or leaf in TIER3.get(family, ()):
+    if leaf == "grad":
         return family, 3
     if leaf in TIER2.get(family, ()):
         return family, 2
