@@ -1,6 +1,6 @@
 """The op toolkit every family shares: error constructors worded as TensorFlow's, rank checks,
-graph-time constants, index arguments, kernel registration, gradient densifying, common shape
-functions and the public-wrapper factory.
+graph-time constants, index arguments, kernel registration, gradient densifying and common shape
+functions. (Public wrappers are written out in each family, so `grep "def sqrt"` finds them.)
 
 It imports only framework/: every tier-1 op module may use it.
 """
@@ -160,18 +160,6 @@ def dense(grad: Any) -> Any:
     if grad is None or not isinstance(grad, IndexedSlices):
         return grad
     return convert_to_tensor(grad)
-
-
-def make_wrapper(op: OpDef, public: str, doc: str, *arg_names: str) -> Callable[..., Any]:
-    """The 1:1 public wrapper `public(*arg_names, name=None)` of `op` (for generated families;
-    hand-written wrappers are preferred, so `grep "def name"` finds them)."""
-
-    def wrapper(*args: Any, name: Optional[str] = None) -> Any:
-        return apply_op(op, name=name, **dict(zip(arg_names, args)))
-
-    wrapper.__name__ = wrapper.__qualname__ = public
-    wrapper.__doc__ = doc
-    return wrapper
 
 
 # ---------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from typing import Any, Optional
 
 from tensorweave.framework import graph as _graph
 from tensorweave.framework.graph import Operation, Tensor
+from tensorweave.framework.kernel_contract import ControlFlowKind
 from tensorweave.framework.meta_graph import (
     prepend_name_scope,
     register_proto_function,
@@ -184,9 +185,9 @@ def _while_from_def(proto: Any, names: _Resolver) -> WhileContext:
     ctx.loop_exits = [names.element(n) for n in proto.loop_exit_names]
     if proto.maximum_iterations_name:
         ctx.maximum_iterations = names.element(proto.maximum_iterations_name)
-    ctx.loop_merges = {c for e in enters for c in e.consumers() if c.op_def.control_flow == "merge"}
+    ctx.loop_merges = {c for e in enters for c in e.consumers() if c.op_def.control_flow is ControlFlowKind.MERGE}
     ctx.loop_switches = {c for m in ctx.loop_merges for c in m.outputs[0].consumers()
-                         if c.op_def.control_flow == "switch" and c.inputs[1] is ctx.loop_cond}
+                         if c.op_def.control_flow is ControlFlowKind.SWITCH and c.inputs[1] is ctx.loop_cond}
     _restore_values(ctx, proto.values_def, names, {e.op.inputs[0].op for e in enters})
     _restore_nested(ctx, proto, names)
     return ctx

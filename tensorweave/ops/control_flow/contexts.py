@@ -15,6 +15,7 @@ from typing import Any, Iterator, Optional
 
 from tensorweave.framework.graph import Operation, Tensor, get_default_graph
 from tensorweave.framework.op_def_library import apply_op
+from tensorweave.framework.kernel_contract import ControlFlowKind
 from tensorweave.ops.array.constant_op import constant
 from tensorweave.ops.array.shaping import identity
 from tensorweave.ops.control_flow import primitives
@@ -23,7 +24,7 @@ from tensorweave.ops.control_flow import primitives
 def output_context(op: Operation) -> Any:
     """The context an op's outputs live in: an Exit's outputs belong to the loop's outer context."""
     ctx = op._control_flow_context
-    if ctx is not None and op.op_def.control_flow == "exit":
+    if ctx is not None and op.op_def.control_flow is ControlFlowKind.EXIT:
         return ctx.outer_context
     return ctx
 
@@ -71,7 +72,7 @@ def entered(ctx: Optional["ControlFlowContext"]) -> Iterator[None]:
 def is_loop_exit(op: Operation) -> bool:
     """An Exit of a tf.while_loop's loop variable (its outputs leave the frame)."""
     ctx = op._control_flow_context
-    return op.op_def.control_flow == "exit" and isinstance(ctx, WhileContext) and \
+    return op.op_def.control_flow is ControlFlowKind.EXIT and isinstance(ctx, WhileContext) and \
         any(e.op is op for e in ctx.loop_exits)
 
 
@@ -261,4 +262,4 @@ class WhileContext(ControlFlowContext):
 
 
 def is_loop_constant_enter(op: Operation) -> bool:
-    return op.op_def.control_flow == "enter" and bool(op.get_attr("is_constant"))
+    return op.op_def.control_flow is ControlFlowKind.ENTER and bool(op.get_attr("is_constant"))

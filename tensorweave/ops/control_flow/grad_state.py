@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from tensorweave.framework.graph import Operation, Tensor, get_default_graph
+from tensorweave.framework.kernel_contract import ControlFlowKind
 from tensorweave.ops import array as array_ops
 from tensorweave.ops import math as math_ops
 from tensorweave.ops.array.constant_op import constant
@@ -317,7 +318,7 @@ def zeros_for_output(op: Operation, index: int, loop_state: Optional[ControlFlow
     state = loop_state.grad_state_of(op, before=False) if loop_state is not None else None
     ctx = state.grad_context if state is not None else get_default_graph()._control_flow_context
     branch = op._control_flow_context
-    if op.op_def.control_flow == "switch" and isinstance(branch, CondContext):
+    if op.op_def.control_flow is ControlFlowKind.SWITCH and isinstance(branch, CondContext):
         # A cond's Switch: the zero must be live exactly when output `index` is, or the Merge
         # of the Switch's gradients could forward it instead of the taken branch's gradient.
         zero = zeros_shaped_like(op.inputs[0], ctx)

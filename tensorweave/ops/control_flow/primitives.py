@@ -9,6 +9,7 @@ from tensorweave.framework.graph import Operation
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_shape import TensorShape
+from tensorweave.framework.kernel_contract import ControlFlowKind
 from tensorweave.ops import _util
 
 
@@ -26,32 +27,32 @@ def _merge_shape(op: Operation) -> list[TensorShape]:
 
 Switch = define_op("Switch", inputs=["data: T", "pred: bool"],
                    outputs=["output_false: T", "output_true: T"], attrs=["T: type"],
-                   shape_fn=_switch_shape, control_flow="switch", forwards_input=True)
+                   shape_fn=_switch_shape, control_flow=ControlFlowKind.SWITCH, forwards_input=True)
 RefSwitch = define_op("RefSwitch", inputs=["data: Ref(T)", "pred: bool"],
                       outputs=["output_false: Ref(T)", "output_true: Ref(T)"], attrs=["T: type"],
-                      shape_fn=_switch_shape, control_flow="switch", forwards_input=True)
+                      shape_fn=_switch_shape, control_flow=ControlFlowKind.SWITCH, forwards_input=True)
 Merge = define_op("Merge", inputs=["inputs: N * T"], outputs=["output: T", "value_index: int32"],
-                  attrs=["T: type", "N: int >= 1"], shape_fn=_merge_shape, control_flow="merge",
+                  attrs=["T: type", "N: int >= 1"], shape_fn=_merge_shape, control_flow=ControlFlowKind.MERGE,
                   forwards_input=True)
 Enter = define_op("Enter", inputs=["data: T"], outputs=["output: T"],
                   attrs=["T: type", "frame_name: string", "is_constant: bool = false",
                          "parallel_iterations: int = 10"],
-                  shape_fn=_util.unchanged, control_flow="enter", forwards_input=True)
+                  shape_fn=_util.unchanged, control_flow=ControlFlowKind.ENTER, forwards_input=True)
 RefEnter = define_op("RefEnter", inputs=["data: Ref(T)"], outputs=["output: Ref(T)"],
                      attrs=["T: type", "frame_name: string", "is_constant: bool = false",
                             "parallel_iterations: int = 10"],
-                     shape_fn=_util.unchanged, control_flow="enter", forwards_input=True)
+                     shape_fn=_util.unchanged, control_flow=ControlFlowKind.ENTER, forwards_input=True)
 Exit = define_op("Exit", inputs=["data: T"], outputs=["output: T"], attrs=["T: type"],
-                 shape_fn=_util.unchanged, control_flow="exit", forwards_input=True)
+                 shape_fn=_util.unchanged, control_flow=ControlFlowKind.EXIT, forwards_input=True)
 NextIteration = define_op("NextIteration", inputs=["data: T"], outputs=["output: T"],
                           attrs=["T: type"], shape_fn=_util.unchanged,
-                          control_flow="next_iteration", forwards_input=True)
+                          control_flow=ControlFlowKind.NEXT_ITERATION, forwards_input=True)
 LoopCond = define_op("LoopCond", inputs=["input: bool"], outputs=["output: bool"],
-                     shape_fn=lambda op: [op.inputs[0].shape.with_rank(0)], control_flow="loop_cond",
+                     shape_fn=lambda op: [op.inputs[0].shape.with_rank(0)], control_flow=ControlFlowKind.LOOP_COND,
                      forwards_input=True)
 # Orders ops that may be dead: it signals its control outputs live even when its control inputs
 # were dead (the backward loop's pops, which a cond may have skipped, are ordered through one).
-ControlTrigger = define_op("ControlTrigger", shape_fn=_util.no_outputs, control_flow="control_trigger")
+ControlTrigger = define_op("ControlTrigger", shape_fn=_util.no_outputs, control_flow=ControlFlowKind.CONTROL_TRIGGER)
 
 
 def switch(data: Any, pred: Any, name: Optional[str] = None) -> Any:
