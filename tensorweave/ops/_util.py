@@ -18,7 +18,6 @@ from tensorweave.framework.graph import Operation, Tensor, is_tensor_like
 from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.kernel_contract import KernelBuilder, KernelContext
 from tensorweave.framework.op_def import OpDef
-from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 
