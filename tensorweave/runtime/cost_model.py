@@ -7,6 +7,8 @@ from __future__ import annotations
 import threading
 from typing import Any, Iterable, Optional
 
+from tensorweave.framework.graph import Operation
+
 # Python dispatch of one kernel by the executor: no node is cheaper than this.
 KERNEL_OVERHEAD_S = 4e-6
 # One Send/Recv pair inside a process (two executor nodes, the rendezvous, a thread hop).
@@ -23,15 +25,15 @@ def _num_elements(shape: Any) -> Optional[int]:
     return shape.num_elements() if shape is not None else None
 
 
-def static_flops(op: Any) -> float:
+def static_flops(op: Operation) -> float:
     """Work estimate from static shapes: multiply-adds x 2 for MatMul and convolutions,
     elements touched otherwise; inf when a needed shape is unknown."""
     if op.type in _MATMUL_TYPES and len(op.inputs) == 2:
-        a = op.inputs[0].shape
+        dims = op.inputs[0].shape.dims
         out = _num_elements(op.outputs[0].shape)
-        if a.ndims and out is not None and a.dims[-1].value is not None:
+        if dims and out is not None and dims[-1].value is not None:
             transposed = op.node_attrs.get("transpose_a") or op.node_attrs.get("adj_x")
-            inner = a.dims[-2].value if transposed else a.dims[-1].value
+            inner = dims[-2].value if transposed else dims[-1].value
             if inner is not None:
                 return 2.0 * out * inner
         return float("inf")
@@ -49,7 +51,7 @@ def static_flops(op: Any) -> float:
     return total * _ELEMENT_COST
 
 
-def _conv_flops(op: Any) -> float:
+def _conv_flops(op: Operation) -> float:
     """2 x (output-space elements) x (filter taps x input channels), the same for a convolution
     and both its gradients: the output space is the forward output, or the output gradient
     (the backprops' last input); the filter is an input, or the filter gradient's output."""
@@ -60,7 +62,7 @@ def _conv_flops(op: Any) -> float:
         space, w = _num_elements(op.outputs[0].shape), op.inputs[1].shape
     if space is None or w.ndims != 4 or not w.is_fully_defined():
         return float("inf")
-    kh, kw, cin, _ = w.as_list()
+    kh, kw, cin, _ = (int(d or 0) for d in w.as_list())  # fully defined: no dim is None
     if op.type == "DepthwiseConv2dNative":
         return 2.0 * space * kh * kw  # one input channel per output channel
     return 2.0 * space * kh * kw * cin
@@ -86,7 +88,7 @@ class CostModel:
         self._lock = threading.Lock()
         self._measured: dict[tuple[str, str], tuple[float, int]] = {}
 
-    def compute_time(self, op: Any, device: Any) -> float:
+    def compute_time(self, op: Operation, device: Any) -> float:
         measured = self._measured.get((op.name, device.device_type))
         if measured is not None:
             return measured[0]
@@ -95,11 +97,11 @@ class CostModel:
             flops = UNKNOWN_OUTPUT_BYTES * _ELEMENT_COST  # unknown shapes: a modest guess
         return KERNEL_OVERHEAD_S + flops / device.flops_per_second
 
-    def has_measurement(self, op: Any, device: Any) -> bool:
+    def has_measurement(self, op: Operation, device: Any) -> bool:
         return (op.name, device.device_type) in self._measured
 
     @staticmethod
-    def output_bytes(op: Any) -> list[int]:
+    def output_bytes(op: Operation) -> list[int]:
         sizes = []
         for t in op.outputs:
             n = tensor_bytes(t)

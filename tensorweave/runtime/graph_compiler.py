@@ -160,7 +160,7 @@ class KernelCache:
         return self.get(node.op, node.device)
 
 
-def build_kernel(op: Any, device: Any, session_state: Any = None) -> Compute:
+def build_kernel(op: Operation, device: Any, session_state: Any = None) -> Compute:
     dtype = kernel_dtype(op)
     kdef = op.op_def.find_kernel(device.device_type, dtype)
     if kdef is None:
@@ -170,7 +170,7 @@ def build_kernel(op: Any, device: Any, session_state: Any = None) -> Compute:
     return kdef.build(KernelContext(op, device, session_state))
 
 
-def _deref_wrapper(compute: Compute, positions: tuple[int, ...], op: Any,
+def _deref_wrapper(compute: Compute, positions: tuple[int, ...], op: Operation,
                    offset: int) -> Compute:
     """Reference inputs feeding non-reference arguments are read (TF's automatic dereference).
     A transfer node may see a dead input here (it runs to send the deadness on)."""
@@ -289,7 +289,7 @@ def _fill_item(item: NodeItem, node: PNode, kernel_for: Callable[[PNode], Comput
     tables.num_expensive += item.expensive
 
 
-def _synchronous(recv: Compute, op: Any) -> Compute:
+def _synchronous(recv: Compute, op: Operation) -> Compute:
     """A Recv whose value is always sent before it runs (CompileOptions.synchronous_receives):
     a synchronous kernel that takes the value from the rendezvous at once."""
     def receive_now(step: StepView) -> Any:

@@ -7,18 +7,10 @@ from typing import Any, NoReturn, Optional
 from tensorweave.framework import errors
 
 
-def _node_suffix(op: Any) -> str:
-    if op is None:
-        return ""
-    site = op.traceback
-    where = f" (defined at {site[0]}:{site[1]})" if site else ""
-    return f"\n\t [[node {op.name}{where} ]]"
-
-
 def annotate(err: BaseException, op: Optional[Any]) -> BaseException:
     if isinstance(err, errors.OpError):
         if err.op is None and op is not None:
-            new = type(err)(None, op, err.message + _node_suffix(op))
+            new = type(err)(None, op, err.message + errors.node_context(op))
             new.__cause__ = err.__cause__
             return new
         return err
@@ -30,7 +22,7 @@ def annotate(err: BaseException, op: Optional[Any]) -> BaseException:
     else:
         cls = errors.InternalError
     name = op.name if op is not None else "?"
-    new = cls(None, op, f"{type(err).__name__} in node '{name}': {err}{_node_suffix(op)}")
+    new = cls(None, op, f"{type(err).__name__} in node '{name}': {err}{errors.node_context(op)}")
     new.__cause__ = err
     return new
 

@@ -29,7 +29,7 @@ from tensorweave.runtime.cost_model import TRANSFER_LATENCY_S, CostModel, tensor
 _LOOP_BACK_EDGE = ControlFlowKind.NEXT_ITERATION
 
 
-def kernel_dtype(op: Any) -> Any:
+def kernel_dtype(op: Operation) -> Any:
     """The dtype a kernel registration is selected by (the `T` or `dtype` attr)."""
     attrs = op.node_attrs
     dtype = attrs.get("T")
@@ -38,7 +38,7 @@ def kernel_dtype(op: Any) -> Any:
     return dtype if hasattr(dtype, "base_dtype") else None
 
 
-def has_kernel(op: Any, device_type: str) -> bool:
+def has_kernel(op: Operation, device_type: str) -> bool:
     if op.op_def.control_flow is not None:
         return True  # the executor itself runs Switch/Merge/Enter/... on every device
     return op.op_def.find_kernel(device_type, kernel_dtype(op)) is not None
