@@ -17,7 +17,7 @@ from google.protobuf import text_format
 from tensorboard.compat.proto import attr_value_pb2, graph_pb2, node_def_pb2, tensor_pb2, tensor_shape_pb2
 
 from tensorweave.framework import dtypes as _dtypes
-from tensorweave.framework.tensor_proto import make_ndarray, ndarray_to_proto
+from tensorweave.framework.tensor_proto import DeferredTensor, make_ndarray, ndarray_to_proto, tensor_value
 from tensorweave.framework.tensor_shape import TensorShape, as_shape
 from tensorweave.lib.atomic_write import atomic_write
 
@@ -52,6 +52,9 @@ def shape_to_proto(shape: Any) -> Any:
 def shape_from_proto(proto: Any) -> TensorShape:
     if proto.unknown_rank:
         return TensorShape(None)
+    if any(d.size < -1 for d in proto.dim):
+        dims = ",".join(str(d.size) for d in proto.dim)
+        raise ValueError(f"Shape [{dims}] has dimensions with values below -1 (where -1 means unknown)")
     return TensorShape([None if d.size < 0 else d.size for d in proto.dim])
 
 
@@ -106,6 +109,8 @@ def attr_to_proto(value: Any, kind: Optional[str] = None, proto: Any = None) -> 
     elif kind == "tensor":
         if isinstance(value, tensor_pb2.TensorProto):
             proto.tensor.CopyFrom(value)
+        elif isinstance(value, DeferredTensor):
+            proto.tensor.CopyFrom(value.proto)
         else:
             ndarray_to_proto(np.asarray(value), proto.tensor)
     elif kind == "func":
@@ -170,7 +175,7 @@ def _scalar_from_proto(proto: Any, field: str) -> Any:
     if field == "shape":
         return shape_from_proto(proto.shape)
     if field == "tensor":
-        return make_ndarray(proto.tensor)
+        return tensor_value(proto.tensor)
     if field == "func":
         return proto.func
     if field == "placeholder":

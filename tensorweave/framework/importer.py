@@ -15,12 +15,13 @@ from typing import Any, Optional, Sequence
 from tensorboard.compat.proto import graph_pb2
 
 from tensorweave.framework import dtypes as _dtypes
+from tensorweave.framework import errors
 from tensorweave.framework import graph as _graph
 from tensorweave.framework.device_spec import merge_device, parse_device
 from tensorweave.framework.graph import Operation, Tensor
 from tensorweave.framework.graph_def import (GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_PRODUCER,
                                              attr_from_proto)
-from tensorweave.framework.op_def import OpDef, registered_ops
+from tensorweave.framework.op_def import AttrDef, OpDef, registered_ops
 from tensorweave.framework.op_def_library import infer_attrs_and_output_dtypes
 
 __all__ = ["import_graph_def"]
@@ -79,8 +80,12 @@ class _Importer:
 
     def _dependencies(self, node: Any) -> list[str]:
         deps = []
+        seen_control = False
         for inp in node.input:
             source, port, is_control = _parse_input(inp)
+            if seen_control and not is_control:
+                raise ValueError(f"Node '{node.name}': Control dependencies must come after regular dependencies")
+            seen_control = is_control
             key = f"^{source}" if is_control else f"{source}:{port}"
             if key in self.input_map or self._is_back_edge(node, inp):
                 continue
@@ -130,8 +135,10 @@ class _Importer:
         node = self.nodes[name]
         op_def = self.op_dict.get(node.op)
         if op_def is None:
-            raise ValueError(f"Op type not registered '{node.op}' in binary (node '{node.name}'). Make "
-                             "sure the Op and Kernel are registered in the binary running in this process.")
+            # NotFoundError, as TF 2.21's importer (tests/data/tf_malformed_expected.json)
+            raise errors.NotFoundError(
+                None, None, f"Op type not registered '{node.op}' in binary (node '{node.name}'). Make "
+                "sure the Op and Kernel are registered in the binary running in this process.")
         inputs: list[Tensor] = []
         controls: list[Operation] = []
         late: list[tuple[int, str]] = []
@@ -179,7 +186,8 @@ class _Importer:
                 raise ValueError(f"NodeDef mentions attr '{key}' not in Op<name={node.op}>; NodeDef: "
                                  f"{node.name} = {node.op}[{key}]. (Check whether your GraphDef-"
                                  "interpreting binary is up to date with your GraphDef-generating binary.)")
-            attrs[key] = attr_from_proto(proto, declared.kind)
+            attrs[key] = _declared_attr(node, key, proto, declared)
+        _check_required_attrs(node, op_def, attrs)
         if self.prefix and node.op in ("Enter", "RefEnter") and "frame_name" in attrs:
             # As TF's importer: the same loop imported twice under two scopes runs in two frames
             # (one frame name would merge their iterations if both ran in one step).
@@ -196,6 +204,58 @@ class _Importer:
     def connect_back_edges(self) -> None:
         for op, index, inp in self.back_edges:
             op._update_input(index, self.resolve(self.nodes[op.name[len(self.prefix):]], inp))
+
+
+# The attr kind each AttrValue field holds, in TF's words.
+_FIELD_KINDS = {"s": "string", "i": "int", "f": "float", "b": "bool", "type": "type", "shape": "shape",
+                "tensor": "tensor", "func": "func"}
+
+
+def _value_kind(proto: Any) -> Optional[str]:
+    """The kind of value AttrValue `proto` holds ("list(int)", ...), None when it holds none or
+    an empty list (which fits every list kind)."""
+    field = proto.WhichOneof("value")
+    if field != "list":
+        return _FIELD_KINDS.get(field) if field else None
+    for name, kind in _FIELD_KINDS.items():
+        if len(getattr(proto.list, name)):
+            return f"list({kind})"
+    return None
+
+
+def _declared_attr(node: Any, key: str, proto: Any, declared: AttrDef) -> Any:
+    """Attr `key` of `node` read as its declared kind; a value of another kind, a type enum no
+    dtype has, a type outside the allowed ones or an impossible shape/tensor is a ValueError
+    naming the node, as in TF's importer."""
+    where = f" for attr '{key}'; NodeDef: {{{{node {node.name}}}}} = {node.op}"
+    got, want = _value_kind(proto), declared.kind
+    if got is not None and got != want and proto.WhichOneof("value") != "placeholder":
+        raise ValueError(f"AttrValue had value with type '{got}' when '{want}' expected{where}")
+    enums = list(proto.list.type) if want == "list(type)" else [proto.type] if want == "type" and got else []
+    bad = next((e for e in enums if e == 0 or e not in _dtypes._BY_ENUM), None)
+    if bad is not None:
+        raise ValueError(f"AttrValue has invalid DataType enum: {bad}{where}")
+    try:
+        value = attr_from_proto(proto, want)
+    except ValueError as err:
+        raise ValueError(f"{err}{where}") from None
+    if want == "type" and declared.allowed is not None and value is not None and value not in declared.allowed:
+        names = ", ".join(_C_NAMES.get(t.name, t.name) for t in declared.allowed)
+        raise ValueError(f"Value for attr '{key}' of {_C_NAMES.get(value.name, value.name)} is not in the "
+                         f"list of allowed values: {names}{where}")
+    return value
+
+
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def _check_required_attrs(node: Any, op_def: OpDef, attrs: dict[str, Any]) -> None:
+    """A NodeDef must set every attr without a default, except those its inputs' types give."""
+    from_inputs = {a for arg in op_def.inputs for a in (arg.type_attr, arg.number_attr, arg.type_list_attr) if a}
+    for name, attr in op_def.attrs.items():
+        if name not in attrs and not attr.has_default and name not in from_inputs:
+            raise ValueError(f"NodeDef missing attr '{name}' from Op<name={op_def.name}>; "
+                             f"NodeDef: {{{{node {node.name}}}}}")
 
 
 def _check_input_types(node: Any, op_def: OpDef, attrs: dict[str, Any], inputs: Sequence[Tensor]) -> None:

@@ -12,6 +12,7 @@ from tensorweave.framework import graph as _graph
 from tensorweave.framework.graph import Operation, Tensor
 from tensorweave.framework.op_def import ArgDef, AttrDef, OpDef
 from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.framework.tensor_proto import DeferredTensor
 from tensorweave.framework.tensor_shape import as_shape
 
 
@@ -143,7 +144,7 @@ def _coerce_attr(op_def: OpDef, attr: AttrDef, value: Any) -> Any:
             inner = AttrDef(attr.name, kind[5:-1])
             return [_coerce_attr(op_def, inner, v) for v in value]
         if kind == "tensor":
-            return np.asarray(value)
+            return value if isinstance(value, DeferredTensor) else np.asarray(value)
         return value
     except TypeError:
         raise TypeError(f"Expected {kind} for {where}, got {value!r} of type "

@@ -1,7 +1,14 @@
 """TensorProto <-> NumPy (TF1's `tf.make_tensor_proto` and `tf.make_ndarray`), as TF encodes them:
 tensors of more than one element in `tensor_content` (raw little-endian bytes), single values
 and strings in the typed repeated fields. Reading accepts every encoding TF writes, including a
-short typed field whose last value repeats to fill the shape."""
+short typed field whose last value repeats to fill the shape.
+
+As in TensorFlow, a tensor that one value fills (`tf.constant(0.0, shape=[1 << 40])`) stays one
+value: in memory a read-only broadcast view, in a TensorProto one typed value and the shape. A
+proto that cannot become an array here (its content does not match its shape, or its repeated
+values would fill more memory than `DEFERRED_BYTES`) is kept as a `DeferredTensor`, which only
+the Const kernel materialises, at run time, failing there with InvalidArgumentError as
+TensorFlow's "Cannot parse tensor from proto" does."""
 from __future__ import annotations
 
 from typing import Any
@@ -10,9 +17,16 @@ import numpy as np
 from tensorboard.compat.proto import tensor_pb2
 
 from tensorweave.framework import dtypes as _dtypes
+from tensorweave.framework import errors
 from tensorweave.framework.tensor_shape import as_shape
 
-__all__ = ["make_tensor_proto", "make_ndarray"]
+__all__ = ["make_tensor_proto", "make_ndarray", "DeferredTensor", "tensor_value", "fill_to_shape", "deferred_fill",
+           "is_broadcast"]
+
+# Above this many bytes a value that is not one repeated value is not built at graph
+# construction: the Const kernel builds it at run time (TF builds it in the kernel too).
+DEFERRED_BYTES = 1 << 28
+_INT64_MAX = (1 << 63) - 1
 
 # Typed field of TensorProto per dtype name, for values not stored in tensor_content.
 _FIELD = {
@@ -55,6 +69,8 @@ def ndarray_to_proto(array: np.ndarray, proto: Any = None) -> Any:
     proto.dtype = dtype.as_datatype_enum
     for d in array.shape:
         proto.tensor_shape.dim.add(size=d)
+    if is_broadcast(array):  # one value fills it: TF stores that value once
+        array = np.asarray(array[(0,) * array.ndim]).reshape(1)
     if dtype == _dtypes.string:
         proto.string_val.extend(v if isinstance(v, bytes) else str(v).encode("utf-8")
                                 for v in array.reshape(-1))
@@ -62,7 +78,11 @@ def ndarray_to_proto(array: np.ndarray, proto: Any = None) -> Any:
     if array.size > 1:
         proto.tensor_content = array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
         return proto
-    flat = array.reshape(-1)
+    _write_typed(proto, array.reshape(-1), dtype)
+    return proto
+
+
+def _write_typed(proto: Any, flat: np.ndarray, dtype: Any) -> None:
     field = getattr(proto, _FIELD[dtype.name])
     if dtype == _dtypes.float16:
         field.extend(int(x) for x in flat.view(np.uint16))
@@ -71,7 +91,104 @@ def ndarray_to_proto(array: np.ndarray, proto: Any = None) -> Any:
             field.extend((float(x.real), float(x.imag)))
     else:
         field.extend(flat.tolist())
-    return proto
+
+
+def deferred_fill(flat: np.ndarray, shape: tuple[int, ...]) -> DeferredTensor:
+    """`flat`'s values filling `shape` by TF's rule, kept as a proto (values in the typed field,
+    as TF's make_tensor_proto stores fewer values than the shape holds)."""
+    proto = tensor_pb2.TensorProto()
+    dtype = _dtypes.string if flat.dtype == object else _dtypes.from_numpy(flat.dtype)
+    proto.dtype = dtype.as_datatype_enum
+    for d in shape:
+        proto.tensor_shape.dim.add(size=d)
+    if dtype == _dtypes.string:
+        proto.string_val.extend(v if isinstance(v, bytes) else str(v).encode("utf-8") for v in flat)
+    else:
+        _write_typed(proto, flat, dtype)
+    return DeferredTensor(proto, shape, flat.dtype)
+
+
+class DeferredTensor:
+    """A tensor value kept as its TensorProto until run time: its shape and dtype are known,
+    its elements are built by `materialize` (in the Const kernel)."""
+
+    __slots__ = ("proto", "shape", "dtype")
+
+    def __init__(self, proto: Any, shape: tuple[int, ...], dtype: np.dtype) -> None:
+        self.proto, self.shape, self.dtype = proto, shape, dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def materialize(self) -> np.ndarray:
+        try:
+            return make_ndarray(self.proto)
+        except (ValueError, TypeError, MemoryError, OverflowError) as err:
+            raise errors.InvalidArgumentError(
+                None, None, f"Cannot parse tensor from proto: dtype "
+                f"{_dtypes.as_dtype(self.proto.dtype).name} shape {list(self.shape)} ({err})") from None
+
+    def __repr__(self) -> str:
+        return f"DeferredTensor(shape={list(self.shape)}, dtype={self.dtype})"
+
+
+def _checked_shape(tensor: Any) -> list[int]:
+    """The dims of a TensorProto's shape, refused as TF's Const shape function refuses them."""
+    shape = [d.size for d in tensor.tensor_shape.dim]
+    text = "[" + ",".join(str(d) for d in shape) + "]"
+    if any(d < 0 for d in shape):
+        raise ValueError(f"Shape {text} is not fully defined")
+    count = 1
+    for d in shape:
+        count *= d
+    if count > _INT64_MAX:
+        raise ValueError(f"Shape {text} is too large (more than 2**63 - 1 entries)")
+    return shape
+
+
+def tensor_value(tensor: Any) -> Any:
+    """The value of a `tensor` attr as graph construction keeps it: an array (a read-only
+    broadcast view when one value fills it), or a DeferredTensor when the proto cannot be
+    parsed into an array of this size. A dtype or shape no tensor can have is a ValueError."""
+    if tensor.dtype == 0 or tensor.dtype not in _dtypes._BY_ENUM:
+        raise ValueError("AttrValue has invalid DataType")
+    dtype = _dtypes.as_dtype(tensor.dtype).base_dtype
+    shape = _checked_shape(tensor)
+    if _FIELD.get(dtype.name) is None:  # resource, variant, ...: no array form here
+        return DeferredTensor(tensor, tuple(shape), np.dtype(object))
+    np_dtype = np.dtype(object) if dtype == _dtypes.string else np.dtype(dtype.as_numpy_dtype)
+    count = int(np.prod(shape, dtype=np.int64))
+    deferred = DeferredTensor(tensor, tuple(shape), np_dtype)
+    if tensor.tensor_content and dtype != _dtypes.string:
+        if len(tensor.tensor_content) != count * np_dtype.itemsize:
+            return deferred
+        return make_ndarray(tensor)
+    flat = _typed_values(tensor, dtype, np_dtype, count)
+    return fill_to_shape(flat, tuple(shape), lambda: deferred)
+
+
+def fill_to_shape(flat: np.ndarray, shape: tuple[int, ...], deferred: Any) -> Any:
+    """TF's fill rule without building what one value fills: a scalar or empty `flat` becomes
+    a read-only broadcast view; a longer one filling a large shape becomes `deferred()`."""
+    count = int(np.prod(shape, dtype=np.int64))
+    if flat.size >= count:
+        return flat[:count].reshape(shape)
+    if flat.size <= 1:
+        one = flat.reshape(-1)[:1] if flat.size else _zero(flat.dtype)
+        return np.broadcast_to(one.reshape(()), shape)
+    if count * flat.dtype.itemsize > DEFERRED_BYTES:
+        return deferred()
+    return _fill(flat, count, list(shape), flat.dtype)
+
+
+def _zero(np_dtype: np.dtype) -> np.ndarray:
+    return np.array([b""], dtype=object) if np_dtype.kind == "O" else np.zeros(1, dtype=np_dtype)
+
+
+def is_broadcast(array: np.ndarray) -> bool:
+    """Whether `array` is one value viewed as many (every stride 0): stored as one value."""
+    return array.size > 1 and not any(array.strides)
 
 
 def make_ndarray(tensor: Any) -> np.ndarray:
@@ -80,25 +197,30 @@ def make_ndarray(tensor: Any) -> np.ndarray:
     shape = [d.size for d in tensor.tensor_shape.dim]
     count = int(np.prod(shape, dtype=np.int64))
     if dtype == _dtypes.string:
-        flat = np.empty(len(tensor.string_val), dtype=object)
-        flat[:] = list(tensor.string_val)
-        return _fill(flat, count, shape, object)
+        return _fill(_typed_values(tensor, dtype, None, count), count, shape, object)
     np_dtype = np.dtype(dtype.as_numpy_dtype)
     if tensor.tensor_content:
         return np.frombuffer(tensor.tensor_content, dtype=np_dtype.newbyteorder("<")).astype(
             np_dtype).reshape(shape)
-    field_name = _FIELD.get(dtype.name)
-    if field_name is None:
+    if _FIELD.get(dtype.name) is None:
         raise TypeError(f"Unsupported tensor type: {dtype.name}")
-    values = getattr(tensor, field_name)
+    return _fill(_typed_values(tensor, dtype, np_dtype, count), count, shape, np_dtype)
+
+
+def _typed_values(tensor: Any, dtype: Any, np_dtype: Any, count: int) -> np.ndarray:
+    """The values of the dtype's typed field (at most `count`: TF ignores values beyond the
+    shape, and the fields of other types)."""
+    if dtype == _dtypes.string:
+        flat = np.empty(min(len(tensor.string_val), count), dtype=object)
+        flat[:] = list(tensor.string_val[:count])
+        return flat
+    values = getattr(tensor, _FIELD[dtype.name])
     if dtype == _dtypes.float16:
-        flat = np.array(list(values), dtype=np.uint16).view(np.float16)
-    elif dtype.is_complex:
-        pairs = np.array(list(values), dtype=np_dtype.type(0).real.dtype).reshape(-1, 2)
-        flat = (pairs[:, 0] + 1j * pairs[:, 1]).astype(np_dtype)
-    else:
-        flat = np.array(list(values), dtype=np_dtype)
-    return _fill(flat, count, shape, np_dtype)
+        return np.array(list(values[:count]), dtype=np.uint16).view(np.float16)
+    if dtype.is_complex:
+        pairs = np.array(list(values[:2 * count]), dtype=np_dtype.type(0).real.dtype).reshape(-1, 2)
+        return (pairs[:, 0] + 1j * pairs[:, 1]).astype(np_dtype)
+    return np.array(list(values[:count]), dtype=np_dtype)
 
 
 def _fill(flat: np.ndarray, count: int, shape: list[int], np_dtype: Any) -> np.ndarray:
@@ -111,7 +233,7 @@ def _fill(flat: np.ndarray, count: int, shape: list[int], np_dtype: Any) -> np.n
             out[...] = b""
         return out
     if flat.size > count:
-        raise ValueError(f"TensorProto holds {flat.size} values for shape {shape}")
+        return flat[:count].reshape(shape)
     out = np.empty(count, dtype=np_dtype)
     out[:flat.size] = flat
     out[flat.size:] = flat[-1]

@@ -23,11 +23,21 @@ def constant_value(tensor: Any, partial: bool = False) -> Optional[np.ndarray]:
         return None
 
 
+def get_static_value(tensor: Any, partial: bool = False) -> Optional[np.ndarray]:
+    """The value of `tensor` when graph construction can compute it, else None
+    (TF's tf.get_static_value)."""
+    return constant_value(tensor, partial)
+
+
 def constant_value_as_shape(tensor: Tensor) -> TensorShape:
     """A shape tensor (e.g. Reshape's `shape` input) as a possibly-partial TensorShape."""
     value = constant_value(tensor)
     if value is not None:
-        return TensorShape([None if d < 0 else int(d) for d in value.reshape(-1)])
+        dims = value.reshape(-1)
+        bad = dims[dims < -1]
+        if bad.size:  # TF's MakeShapeFromShapeTensor: -1 is unknown, below it is an error
+            raise ValueError(f"Invalid value in tensor used for shape: {int(bad[0])}")
+        return TensorShape([None if d < 0 else int(d) for d in dims])
     rule = tensor.op.op_def.registration.partial_shape_value
     if rule is not None:
         return rule(tensor)

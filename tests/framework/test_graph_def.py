@@ -182,7 +182,7 @@ def test_import_control_dependency_context_and_device_scope():
 def test_import_errors():
     graph_def = tf.GraphDef()
     node = graph_def.node.add(name="n", op="NoSuchOp")
-    with pytest.raises(ValueError, match="Op type not registered 'NoSuchOp'"):
+    with pytest.raises(tf.errors.NotFoundError, match="Op type not registered 'NoSuchOp'"):
         tf.import_graph_def(graph_def)
     node.op = "Identity"
     node.input.append("missing")

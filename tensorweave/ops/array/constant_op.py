@@ -13,6 +13,7 @@ from tensorweave.framework.graph import Tensor
 from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.tensor_conversion import (
     convert_to_tensor, python_value_to_ndarray, register_constant_factory)
+from tensorweave.framework.tensor_proto import DeferredTensor, deferred_fill, fill_to_shape, is_broadcast
 from tensorweave.framework.tensor_shape import TensorShape, as_shape, unknown_shape
 
 # -- Const --------------------------------------------------------------------------------------
@@ -23,8 +24,38 @@ Const = define_op("Const", outputs=["output: dtype"], attrs=["value: tensor", "d
 
 @Const.kernel()
 def _const_kernel(ctx: KernelContext) -> Any:
-    value = ctx.xp.asarray(ctx.attr("value"))
+    # Built once per plan, as TF's ConstantOp parses its proto when the kernel is created: a
+    # deferred or broadcast value becomes a whole array here, and one too large to allocate
+    # fails as TF's "Cannot parse tensor from proto" does.
+    value, dtype = ctx.attr("value"), ctx.attr("dtype")
+    try:
+        value = value.materialize() if isinstance(value, DeferredTensor) else value
+        if _type_name(value.dtype) != _C_TYPE_NAMES.get(dtype.name, dtype.name):
+            raise errors.InvalidArgumentError(
+                None, None, f"Type mismatch between value ({_type_name(value.dtype)}) and dtype "
+                f"({_C_TYPE_NAMES.get(dtype.name, dtype.name)})")
+        if is_broadcast(value):
+            value = _materialize_broadcast(value)
+    except errors.InvalidArgumentError as err:
+        raise errors.InvalidArgumentError(None, ctx.op, err.message) from None
+    value = ctx.xp.asarray(value)
     return lambda: value
+
+
+def _materialize_broadcast(value: np.ndarray) -> np.ndarray:
+    try:
+        whole = np.empty(value.shape, dtype=value.dtype)
+    except (MemoryError, ValueError) as err:
+        raise errors.InvalidArgumentError(
+            None, None, f"Cannot parse tensor from proto: dtype {_type_name(value.dtype)} "
+            f"shape {list(value.shape)} ({err})") from None
+    whole[...] = value
+    return whole
+
+
+def _type_name(np_dtype: np.dtype) -> str:
+    name = "string" if np_dtype.kind == "O" else _dtypes.from_numpy(np_dtype).name
+    return _C_TYPE_NAMES.get(name, name)
 
 
 Const.not_differentiable()
@@ -32,7 +63,10 @@ Const.not_differentiable()
 
 @Const.constant_value
 def _const_value(t: Tensor) -> Any:
-    return t.op.get_attr("value")
+    value = t.op.get_attr("value")
+    if isinstance(value, DeferredTensor):
+        raise ValueError(f"{t.op.name}'s value is only built at run time")  # constant_value: None
+    return value
 
 
 def _make_const(array: np.ndarray, name: Optional[str] = "Const") -> Any:
@@ -65,12 +99,10 @@ def _fit_to_shape(array: np.ndarray, target: tuple, verify_shape: bool) -> np.nd
         return np.empty(target, dtype=array.dtype)
     if array.size > size:
         raise ValueError(f"Too many elements provided. Takes at most {size}, but got {array.size}.")
+    # One value filling the shape stays one value (a read-only broadcast view, one value in the
+    # GraphDef); many values filling a huge shape stay a proto until the kernel runs.
     flat = array.reshape(-1)
-    if flat.size == 0:
-        filled = np.zeros(size, dtype=array.dtype) if array.dtype != object else np.full(size, b"", object)
-    else:
-        filled = np.concatenate([flat, np.repeat(flat[-1:], size - flat.size)])
-    return filled.reshape(target)
+    return fill_to_shape(flat, target, lambda: deferred_fill(flat, target))
 
 
 # TF's messages name types as its C++ runtime does.

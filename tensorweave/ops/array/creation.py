@@ -11,6 +11,7 @@ from typing import Any, Optional
 import numpy as np
 
 from tensorweave.framework import dtypes as _dtypes
+from tensorweave.framework import errors
 from tensorweave.framework import tensor_util
 from tensorweave.framework.graph import Operation, Tensor, is_tensor_like, name_scope
 from tensorweave.framework.kernel_contract import KernelContext
@@ -61,6 +62,7 @@ Fill = define_op("Fill", inputs=["dims: index_type", "value: T"], outputs=["outp
 @Fill.kernel()
 def _fill_kernel(ctx: KernelContext) -> Any:
     xp, np_t = ctx.xp, ctx.output_dtypes[0].as_numpy_dtype
+    out_of_memory = _fill_allocation_error(ctx)
 
     def compute(dims: Any, value: Any) -> Any:
         if np.ndim(value) != 0:
@@ -71,9 +73,35 @@ def _fill_kernel(ctx: KernelContext) -> Any:
         for i, d in enumerate(shape_):
             if d < 0:
                 raise invalid(f"Fill dimensions must be >= 0, got dims[{i}] = {d}")
-        return xp.full(shape_, value, dtype=np_t)
+        try:
+            return xp.full(shape_, value, dtype=np_t)
+        except MemoryError:
+            raise out_of_memory(shape_) from None
 
     return compute
+
+
+def _fill_allocation_error(ctx: KernelContext) -> Any:
+    """The error of a Fill too large to allocate, as TF 2.21 gives it
+    (tests/data/tf_malformed_expected.json): ResourceExhaustedError "OOM when allocating" from
+    the Fill kernel; but TF's graph optimizer first folds a Fill of constant inputs that feeds
+    other nodes into a Const holding one value, and that Const's kernel fails to build it with
+    InvalidArgumentError "Cannot parse tensor from proto" (a tf.Variable's huge initial value)."""
+    op, dtype = ctx.op, ctx.output_dtypes[0]
+    folded = bool(op.outputs[0].consumers()) and all(tensor_util.constant_value(t) is not None for t in op.inputs)
+    type_name = {"float32": "float", "float64": "double", "float16": "half"}.get(dtype.name, dtype.name)
+    device = getattr(ctx.device, "name", "CPU:0")
+
+    def error(shape_: list[int]) -> Exception:
+        dims = ",".join(str(d) for d in shape_)
+        if folded:
+            return errors.InvalidArgumentError(
+                None, op, f"Cannot parse tensor from proto: dtype {dtype.name} shape [{dims}] (the Fill folded "
+                "into a constant, as TF's graph optimizer does, is too large to allocate)")
+        return errors.ResourceExhaustedError(
+            None, op, f"OOM when allocating tensor with shape[{dims}] and type {type_name} on {device}")
+
+    return error
 
 
 def _fill_constant(t: Tensor) -> Optional[np.ndarray]:

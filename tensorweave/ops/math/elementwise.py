@@ -16,6 +16,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from tensorweave.framework import dtypes as _dtypes
+from tensorweave.framework import errors
 from tensorweave.framework import tensor_util
 from tensorweave.framework.graph import Operation, Tensor, name_scope
 from tensorweave.framework.kernel_contract import KernelContext
@@ -69,13 +70,22 @@ def _guard_broadcast(ctx: KernelContext, fn: Callable) -> Callable:
     return compute
 
 
-def _nonzero_divisor(xp: Any, fn: Callable) -> Callable:
+# TF 2.21's error for an integer divisor of zero: Div, FloorDiv and FloorMod check it
+# (InvalidArgumentError); TruncateDiv and TruncateMod run the generic binary kernel, whose error
+# flag only these checked ops expect (InternalError) -- tests/data/tf_malformed_expected.json.
+_CHECKED_DIVISION_ERROR = (errors.InvalidArgumentError, "Integer division by zero")
+_UNCHECKED_DIVISION_ERROR = (errors.InternalError,
+                             "Unexpected error in binary operator (only integer div and mod should have errors)")
+
+
+def _nonzero_divisor(xp: Any, fn: Callable, error: tuple = _CHECKED_DIVISION_ERROR) -> Callable:
     """Integer division and modulo: TF raises where NumPy would quietly return 0."""
     count_nonzero = xp.count_nonzero
+    cls, message = error
 
     def compute(x: Any, y: Any) -> Any:
         if count_nonzero(y) != y.size:
-            raise invalid("Integer division by zero")
+            raise cls(None, None, message)
         return fn(x, y)
 
     return compute
@@ -457,21 +467,23 @@ def _trunc_div_int(xp: Any) -> Callable:
     return compute
 
 
-def _int_or_float_kernel(op: OpDef, int_fn: Callable, float_fn: Callable) -> None:
+def _int_or_float_kernel(op: OpDef, int_fn: Callable, float_fn: Callable,
+                         zero_error: tuple = _CHECKED_DIVISION_ERROR) -> None:
     """Kernel builder choosing the integer (zero-checked) or floating implementation."""
 
     @_kernel(op)
     def build(ctx: KernelContext) -> Callable:
         xp = ctx.xp
         if ctx.input_dtypes[0].is_integer:
-            return _guard_broadcast(ctx, _nonzero_divisor(xp, int_fn(xp)))
+            return _guard_broadcast(ctx, _nonzero_divisor(xp, int_fn(xp), zero_error))
         return _guard_broadcast(ctx, float_fn(xp))
 
 
 _int_or_float_kernel(FloorDiv, lambda xp: xp.floor_divide, lambda xp: xp.floor_divide)
 _int_or_float_kernel(FloorMod, lambda xp: xp.remainder, lambda xp: xp.remainder)
-_int_or_float_kernel(TruncateDiv, _trunc_div_int, lambda xp: lambda x, y: xp.trunc(x / y))
-_int_or_float_kernel(TruncateMod, lambda xp: xp.fmod, lambda xp: xp.fmod)
+_int_or_float_kernel(TruncateDiv, _trunc_div_int, lambda xp: lambda x, y: xp.trunc(x / y),
+                     _UNCHECKED_DIVISION_ERROR)
+_int_or_float_kernel(TruncateMod, lambda xp: xp.fmod, lambda xp: xp.fmod, _UNCHECKED_DIVISION_ERROR)
 _int_or_float_kernel(Div, _trunc_div_int, lambda xp: xp.true_divide)
 
 

@@ -99,3 +99,49 @@ def test_placeholder_with_default():
     g = tf.gradients(tf.reduce_sum(tf.placeholder_with_default(tf.constant([1.0, 2.0]), [2]) * 3.0),
                      [d])[0]
     assert g is None
+
+
+# -- issue 10: a constant that one value fills stays one value ---------------------------------------
+def test_constant_filled_by_one_value_stays_one_value():
+    """50 million elements: no 200 MB array at graph construction nor in the GraphDef (TF keeps
+    one float_val and the shape); the kernel builds the whole array at run time."""
+    with tf.Graph().as_default() as g:
+        c = tf.constant(1.5, shape=[50_000_000])
+        assert c.shape.as_list() == [50_000_000]
+        value = c.op.get_attr("value")
+        assert value.strides == (0,) and not value.flags.writeable  # a broadcast view of one value
+        assert g.as_graph_def().ByteSize() < 200
+        node = g.as_graph_def().node[0].attr["value"].tensor
+        assert list(node.float_val) == [1.5] and not node.tensor_content
+        static = tf.get_static_value(c)
+        assert static.shape == (50_000_000,) and static[12345] == 1.5
+        total = tf.reduce_sum(tf.cast(c[:4], tf.float64))
+        with tf.Session() as sess:
+            assert sess.run(total) == 6.0
+
+
+def test_huge_constant_builds_and_fails_at_run_time_as_tf():
+    with tf.Graph().as_default() as g:
+        one = tf.constant(0.0, shape=[1 << 40])
+        many = tf.constant([1.0, 2.0], shape=[1 << 40])  # values repeat: kept as a proto
+        assert one.shape.as_list() == many.shape.as_list() == [1 << 40]
+        assert g.as_graph_def().ByteSize() < 300
+        assert tf.get_static_value(many) is None
+        with tf.Graph().as_default():  # the compact form survives export and import
+            tf.import_graph_def(g.as_graph_def(), name="")
+            assert tf.get_default_graph().as_graph_def().ByteSize() == g.as_graph_def().ByteSize()
+        with tf.Session() as sess:
+            for t in (one, many):
+                with pytest.raises(tf.errors.InvalidArgumentError, match="Cannot parse tensor from proto"):
+                    sess.run(tf.reduce_sum(t))
+
+
+def test_repeated_values_beyond_the_deferred_size_are_built_by_the_kernel(monkeypatch):
+    from tensorweave.framework import tensor_proto
+    monkeypatch.setattr(tensor_proto, "DEFERRED_BYTES", 8)
+    with tf.Graph().as_default():
+        c = tf.constant([1, 2], shape=[2, 3])
+        assert isinstance(c.op.get_attr("value"), tensor_proto.DeferredTensor)
+        assert c.shape.as_list() == [2, 3] and tf.get_static_value(c) is None
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(c), [[1, 2, 2], [2, 2, 2]])
