@@ -371,7 +371,7 @@ def recover_pending(prefix: Any) -> None:
         with open(pending, "rb") as f:
             items = sstable.parse_table(f.read())
         header = BundleHeaderProto.FromString(items[0][1])
-    except (OSError, sstable.TableError, IndexError, ValueError):
+    except (OSError, sstable.TableError, IndexError, ValueError, message.DecodeError):
         return  # vanished meanwhile (another process finished it), or not ours: leave it
     _finish_pending(prefix, max(1, header.num_shards))
 

@@ -330,3 +330,14 @@ def test_slices_that_cannot_cover_a_huge_shape_are_not_allocated(tmp_path):
     prefix = _tampered_copy(tmp_path, "part", _set_dim(1, 1 << 40))
     with pytest.raises(tf.errors.NotFoundError, match="do not cover the requested region"):
         tf.train.NewCheckpointReader(prefix).get_tensor("part")
+
+
+def test_a_pending_index_that_does_not_parse_is_left_alone(tmp_path):
+    """A `.index.pending` whose table is valid but whose header is not a BundleHeaderProto is
+    not ours to roll forward: the committed checkpoint still reads (was DecodeError)."""
+    prefix = str(tmp_path / "c")
+    _save(prefix, np.arange(4, dtype=np.float32))
+    with open(prefix + ".index.pending", "wb") as f:
+        f.write(sstable.build_table([(b"", b"\xff\xff\xff")]))
+    np.testing.assert_array_equal(tensor_bundle.BundleReader(prefix).read("w"), np.arange(4, dtype=np.float32))
+    assert os.path.exists(prefix + ".index.pending")
