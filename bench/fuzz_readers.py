@@ -13,12 +13,34 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from typing import Any
 
 from common import ROOT  # noqa: F401  (puts the project root on sys.path)
 
 from tests.reliability.test_fuzz_readers import CASES, run_fuzz
 
+# Not in the suite yet: GraphDefs damaged field by field reach the importer's and the runtime's
+# own validation, which have open defects (listed in the closing note of issue 10).
+EXTRA = {"graph_def_fields": 100}
 COLUMNS = ["cases", "error", "correct", "accepted", "wrong", "other", "hang"]
+
+
+def _run_all(target: str, seed: int, cases: int) -> tuple[dict, int, Any]:
+    """All `cases` cases of `target`, going on in a new process after a hang or a crash."""
+    total: dict[str, Any] = dict.fromkeys(COLUMNS, 0) | {"error_classes": {}, "failures": []}
+    crashed, start, proc = 0, 0, None
+    while start < cases:
+        proc, figures = run_fuzz(target, seed, cases, process_timeout=600, start=start)
+        if proc.returncode != 0 or figures is None:
+            crashed += 1
+            break  # which case crashed is unknown: the figures of this part are lost
+        for column in COLUMNS:
+            total[column] += figures[column]
+        for kind, count in figures["error_classes"].items():
+            total["error_classes"][kind] = total["error_classes"].get(kind, 0) + count
+        total["failures"] += figures["failures"]
+        start = figures["next"]
+    return total, crashed, proc
 
 
 def main() -> int:
@@ -30,13 +52,11 @@ def main() -> int:
     print(f"{'target':20s} {header}  error classes")
     totals = dict.fromkeys(COLUMNS + ["crashed"], 0)
     failures = []
-    for target in sorted(CASES):
-        cases = CASES[target] * args.scale
+    for target, base in sorted({**CASES, **EXTRA}.items()):
+        cases = base * args.scale
         start = time.perf_counter()
-        proc, figures = run_fuzz(target, args.seed, cases, process_timeout=600)
+        figures, crashed, proc = _run_all(target, args.seed, cases)
         seconds = time.perf_counter() - start
-        crashed = int(proc.returncode != 0 or figures is None)
-        figures = figures or dict.fromkeys(COLUMNS, 0) | {"error_classes": {}, "failures": []}
         for column in COLUMNS:
             totals[column] += figures[column]
         totals["crashed"] += crashed

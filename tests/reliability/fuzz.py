@@ -9,7 +9,8 @@ reader's own sanity checks are exercised, not only its CRCs. Each case runs on a
 under a watchdog: a case that outlives its deadline is a hang, and the process reports and exits
 at once (its thread cannot be stopped). A crash of the interpreter itself is seen by the parent
 (tests/reliability/test_fuzz_readers.py, bench/fuzz_readers.py), which runs each target in a
-subprocess: `python -m tests.reliability.fuzz TARGET SEED CASES [TIMEOUT]` prints one JSON line.
+subprocess: `python -m tests.reliability.fuzz TARGET SEED CASES [TIMEOUT [START]]` prints one JSON
+line.
 
 Outcomes: "error" (an allowed error class), "correct" (a result equal to what the undamaged file
 gives, or, for TFRecords, a prefix of its records), "accepted" (a different result from a file
@@ -295,8 +296,74 @@ class GraphDefTarget:
             names = [n for n in ("y", "c/Merge", "loop/Exit_1") if _has_tensor(graph, n + ":0")]
             feeds = {t: v for t, v in (("x:0", self.feed_x), ("k:0", 4)) if _has_tensor(graph, t)}
             with tf.Session() as sess:
-                sess.run([n + ":0" for n in names], feeds)
+                # A damaged loop bound may make a loop that never ends, as it would in TF: the
+                # deadline ends it (DeadlineExceededError) where the runtime honours it.
+                sess.run([n + ":0" for n in names], feeds, options=tf.RunOptions(timeout_in_ms=5000))
         raise Outcome("accepted")
+
+
+_HOSTILE_INTS = [-1, -(1 << 40), 1 << 31, 1 << 40, (1 << 63) - 1]
+
+
+def _mutate_attr(rng: random.Random, value: Any) -> None:
+    """One field of an AttrValue set hostile, keeping its kind."""
+    kind = value.WhichOneof("value")
+    if kind == "i":
+        value.i = rng.choice(_HOSTILE_INTS)
+    elif kind == "type":
+        value.type = rng.choice([0, 7, 14, 20, 21, 99, 101, 1000])
+    elif kind == "shape":
+        value.shape.dim.add(size=rng.choice([-2, -1, 0, 1 << 40]))
+    elif kind == "s":
+        value.s = bytes(rng.randrange(256) for _ in range(rng.randint(0, 12)))
+    elif kind == "f":
+        value.f = rng.choice([float("nan"), float("inf"), -1e308])
+    elif kind == "b":
+        value.i = 3  # a bool attr holding an int
+    elif kind == "list":
+        value.list.i.append(rng.choice(_HOSTILE_INTS))
+    elif kind == "tensor":
+        tensor = value.tensor
+        how = rng.randrange(5)
+        if how == 0:
+            tensor.dtype = rng.choice([0, 1, 3, 7, 9, 10, 20, 99])
+        elif how == 1:
+            tensor.tensor_shape.dim.add(size=rng.choice([-5, 0, 3, 1 << 40]))
+        elif how == 2:
+            tensor.tensor_content = tensor.tensor_content[:rng.randrange(len(tensor.tensor_content) + 1)] \
+                + b"\x00" * rng.randint(0, 5)
+        elif how == 3:
+            tensor.string_val.append(b"not a number")
+        else:
+            tensor.float_val.extend([1.0] * rng.randint(1, 4))
+
+
+def mutate_graph_def(rng: random.Random, graph_def: Any) -> None:
+    """One node of `graph_def` damaged at the field level: an attr made hostile or removed, an
+    input renamed or given a missing output index, the op swapped for another one."""
+    node = rng.choice(graph_def.node)
+    how = rng.randrange(4)
+    if how == 0 and node.attr:
+        _mutate_attr(rng, node.attr[rng.choice(sorted(node.attr))])
+    elif how == 1 and node.attr:
+        del node.attr[rng.choice(sorted(node.attr))]
+    elif how == 2 and node.input:
+        i = rng.randrange(len(node.input))
+        node.input[i] = rng.choice([node.input[i] + ":7", "missing", "^" + node.input[i].lstrip("^"), ""])
+    else:
+        node.op = rng.choice(graph_def.node).op
+
+
+class GraphDefFieldTarget(GraphDefTarget):
+    """The same GraphDef, damaged at the field level (mutate_graph_def): the importer's own
+    validation, since the protobuf layer no longer stands in front of it."""
+
+    def case(self, rng: random.Random) -> Callable[[], None]:
+        graph_def = tf.GraphDef.FromString(self.seed)
+        for _ in range(rng.randint(1, 2)):
+            mutate_graph_def(rng, graph_def)
+        data = graph_def.SerializeToString()
+        return lambda: self._check(data)
 
 
 def _has_tensor(graph: Any, name: str) -> bool:
@@ -353,6 +420,7 @@ TARGETS: dict[str, tuple[Callable[[str], Any], tuple]] = {
     "tfrecord_reader_op": (lambda d: RecordTarget(d, in_session=True), OP),
     "checkpoint": (CheckpointTarget, OP),
     "graph_def": (GraphDefTarget, GRAPH_ERRORS),
+    "graph_def_fields": (GraphDefFieldTarget, GRAPH_ERRORS),
     "meta_graph": (MetaGraphTarget, META_ERRORS),
 }
 
@@ -383,16 +451,18 @@ def run_one(fn: Callable[[], None], allowed: tuple, timeout: float) -> tuple[str
     return result[0]
 
 
-def run_target(name: str, seed: int, cases: int, timeout: float = 20.0) -> dict[str, Any]:
-    """Runs `cases` cases of target `name`, case i seeded with (seed, i); the counts by outcome
-    and the first failing cases (with their case numbers, to replay)."""
+def run_target(name: str, seed: int, cases: int, timeout: float = 20.0, start: int = 0) -> dict[str, Any]:
+    """Runs cases `start`..`cases`-1 of target `name`, case i seeded with (name, seed, i); the
+    counts by outcome and the first failing cases (with their case numbers, to replay). Stops
+    after a hang (its thread cannot be stopped): "next" says where to go on in a new process."""
     make, allowed = TARGETS[name]
     counts = {k: 0 for k in ("error", "correct", "accepted", "wrong", "other", "hang")}
     classes: dict[str, int] = {}
     failures: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix=f"fuzz-{name}-") as workdir:
         target = make(workdir)
-        for i in range(cases):
+        i = start - 1
+        for i in range(start, cases):
             rng = random.Random(f"{name}/{seed}/{i}")
             kind, detail = run_one(target.case(rng), allowed, timeout)
             counts[kind] += 1
@@ -403,13 +473,14 @@ def run_target(name: str, seed: int, cases: int, timeout: float = 20.0) -> dict[
             if kind == "hang":
                 break  # its thread cannot be stopped: report now
     return {"target": name, "seed": seed, "cases": sum(counts.values()), **counts, "error_classes": classes,
-            "failures": failures}
+            "failures": failures, "next": i + 1}
 
 
 def main(argv: list[str]) -> None:
     name, seed, cases = argv[0], int(argv[1]), int(argv[2])
     timeout = float(argv[3]) if len(argv) > 3 else 20.0
-    print(json.dumps(run_target(name, seed, cases, timeout)), flush=True)
+    start = int(argv[4]) if len(argv) > 4 else 0
+    print(json.dumps(run_target(name, seed, cases, timeout, start)), flush=True)
     sys.stdout.flush()
     os._exit(0)  # a hung case's thread must not keep the process alive
 

@@ -17,10 +17,11 @@ CASE_TIMEOUT_S = 20
 PROCESS_TIMEOUT_S = 100
 
 
-def run_fuzz(target, seed, cases, case_timeout=CASE_TIMEOUT_S, process_timeout=PROCESS_TIMEOUT_S):
+def run_fuzz(target, seed, cases, case_timeout=CASE_TIMEOUT_S, process_timeout=PROCESS_TIMEOUT_S, start=0):
     """The figures of one target run in a fresh interpreter (rc, figures or None)."""
     proc = subprocess.run([sys.executable, "-m", "tests.reliability.fuzz", target, str(seed), str(cases),
-                           str(case_timeout)], cwd=ROOT, capture_output=True, text=True, timeout=process_timeout)
+                           str(case_timeout), str(start)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=process_timeout)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
     return proc, json.loads(lines[-1]) if lines else None
 
