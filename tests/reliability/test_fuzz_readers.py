@@ -7,8 +7,11 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
+
+from tests.reliability import fuzz
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CASES = {"tfrecord": 300, "tfrecord_reader_op": 200, "checkpoint": 300, "graph_def": 300, "meta_graph": 200}
@@ -42,9 +45,7 @@ def test_damaged_files_give_tensorflow_errors(target):
 
 def test_the_watchdog_reports_a_hang():
     """A case that never ends is reported as a hang, and the process still exits."""
-    from tests.reliability import fuzz
-
-    kind, detail = fuzz.run_one(lambda: __import__("time").sleep(5), (), 0.2)
+    kind, detail = fuzz.run_one(lambda: time.sleep(5), (), 0.2)
     assert kind == "hang" and "0.2 s" in detail
     assert fuzz.run_one(lambda: {}["missing"], (ValueError,), 5)[0] == "other"
     assert fuzz.run_one(lambda: int("x"), (ValueError,), 5) == ("error", "ValueError")
