@@ -31,6 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterable, Optional, Sequence
 
 import numpy as np
+from google.protobuf import message
 
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import errors
@@ -370,7 +371,7 @@ def recover_pending(prefix: Any) -> None:
         with open(pending, "rb") as f:
             items = sstable.parse_table(f.read())
         header = BundleHeaderProto.FromString(items[0][1])
-    except (OSError, sstable.TableError, IndexError, ValueError):
+    except (OSError, sstable.TableError, IndexError, ValueError, message.DecodeError):
         return  # vanished meanwhile (another process finished it), or not ours: leave it
     _finish_pending(prefix, max(1, header.num_shards))
 
@@ -427,7 +428,10 @@ class BundleReader:
                 raise sstable.TableError("no header entry")
             header = BundleHeaderProto.FromString(items[0][1])
             self._entries = {k: BundleEntryProto.FromString(v) for k, v in items[1:]}
-        except (sstable.TableError, ValueError) as err:
+            num_shards = max(1, header.num_shards)
+            for key, entry in self._entries.items():
+                _check_entry(key, entry, num_shards)
+        except (sstable.TableError, ValueError, message.DecodeError) as err:
             raise errors.DataLossError(None, None, f"Corrupted checkpoint index file {path}: {err}") from None
         if header.endianness != 0:
             raise errors.UnimplementedError(None, None, f"Checkpoint {self._prefix} was written on a "
@@ -435,7 +439,7 @@ class BundleReader:
         if header.version.min_consumer > _VERSION:
             raise errors.InvalidArgumentError(None, None, f"Checkpoint {self._prefix} needs a newer reader "
                                               f"(min_consumer {header.version.min_consumer})")
-        self.num_shards = max(1, header.num_shards)
+        self.num_shards = num_shards
 
     @property
     def prefix(self) -> str:
@@ -507,6 +511,10 @@ class BundleReader:
             whole = self.read_many([key])[0]
             return np.require(whole[tuple(slice(a, b) for a, b in region)], requirements="C")
         dtype = _dtypes.as_dtype(entry.dtype)
+        stored_elements = sum(math.prod(n for n in _slice_lengths(s, full_shape)) for s in entry.slices)
+        if math.prod(b - a for a, b in region) > stored_elements:  # before allocating the region
+            raise errors.NotFoundError(None, None, f"The slices of {key} saved in checkpoint "
+                                       f"{self._prefix} do not cover the requested region {region}")
         out = np.empty([b - a for a, b in region], dtype=dtype.as_numpy_dtype)
         covered = np.zeros(out.shape, dtype=bool)
         for stored in entry.slices:
@@ -521,6 +529,9 @@ class BundleReader:
             self._read_entries([(slice_key, self._slice_entry(key, slice_key), 0)], part)
             source = tuple(slice(lo - c, hi - c) for (lo, hi), (c, _) in zip(overlap, have))
             target = tuple(slice(lo - a, hi - a) for (lo, hi), (a, _) in zip(overlap, region))
+            if list(part[0].shape) != [b - a for a, b in have]:
+                raise errors.DataLossError(None, None, f"Checkpoint {self._prefix}: a slice of {key} has "
+                                           f"shape {list(part[0].shape)}, its extents say {have}")
             out[target] = part[0][source]
             covered[target] = True
         if not covered.all():
@@ -539,9 +550,16 @@ class BundleReader:
         path = data_filename(self._prefix, shard, self.num_shards)
         try:
             fd = os.open(path, os.O_RDONLY)
+            file_size = os.fstat(fd).st_size
         except OSError as err:
             raise os_error_to_tf(err, path) from None
         try:
+            for key, entry, _ in wanted:
+                if entry.offset + entry.size > file_size:
+                    raise errors.DataLossError(
+                        None, None, f"Checkpoint entry for {key.decode('utf-8', 'replace')} names bytes "
+                        f"{entry.offset}..{entry.offset + entry.size} of {path}, which has {file_size}: "
+                        "the data file is truncated or the index corrupted")
             large = [w for w in wanted if _is_large(w[1])]
             _read_small(fd, path, [w for w in wanted if not _is_large(w[1])], results)
             if len(large) == 1:
@@ -555,6 +573,38 @@ class BundleReader:
                         results[i] = future.result()
         finally:
             os.close(fd)
+
+
+def _slice_lengths(stored: Any, full_shape: Sequence[int]) -> list[int]:
+    return [e.length if e.HasField("length") else dim for e, dim in zip(stored.extent, full_shape)]
+
+
+def _check_entry(key: bytes, entry: Any, num_shards: int) -> None:
+    """ValueError (the caller's DataLossError) unless `entry` is one a writer can produce: a
+    tensor dtype, dimensions >= 0, a byte range in one of the shards whose size fits the shape
+    (numeric tensors), slices inside the shape. Checked before anything is read or allocated:
+    an index whose block CRCs are valid may still have been written by a broken writer."""
+    name = key.decode("utf-8", "replace")
+    try:
+        dtype = _dtypes.as_dtype(entry.dtype)
+    except TypeError:
+        raise ValueError(f"entry {name} has an invalid dtype {entry.dtype}") from None
+    if dtype.is_ref_dtype or dtype in (_dtypes.resource, _dtypes.variant):
+        raise ValueError(f"entry {name} has dtype {dtype.name}, which checkpoints do not hold")
+    shape = [d.size for d in entry.shape.dim]
+    if any(d < 0 for d in shape) or entry.offset < 0 or entry.size < 0:
+        raise ValueError(f"entry {name} has a negative dimension, offset or size")
+    if not 0 <= entry.shard_id < num_shards:
+        raise ValueError(f"entry {name} is in shard {entry.shard_id} of {num_shards}")
+    if entry.slices:
+        for stored in entry.slices:
+            if len(stored.extent) != len(shape) or any(
+                    e.start < 0 or (e.HasField("length") and (e.length < 0 or e.start + e.length > dim))
+                    for e, dim in zip(stored.extent, shape)):
+                raise ValueError(f"entry {name} has a slice outside its shape {shape}")
+    elif dtype != _dtypes.string and math.prod(shape) * dtype.size != entry.size:
+        raise ValueError(f"entry {name} has {entry.size} bytes, but its shape {shape} and dtype "
+                         f"{dtype.name} need {math.prod(shape) * dtype.size}")
 
 
 def _is_large(entry: Any) -> bool:

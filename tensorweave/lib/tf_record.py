@@ -14,6 +14,7 @@ degenerate. Event files (summaries) use this framing too, through `encode_record
 """
 from __future__ import annotations
 
+import os
 import struct
 import threading
 import zlib
@@ -226,8 +227,34 @@ class _ZlibStream:
         del self._buffer[:n]
         return out
 
+    def remaining(self) -> Optional[int]:
+        """Unknown for a compressed stream: reads stop at its end instead."""
+        return None
+
     def close(self) -> None:
         self._file.close()
+
+
+class _PlainStream:
+    """An uncompressed file, which knows how many bytes are left in it: a record length is
+    checked against that before anything is allocated (a damaged length field with a valid CRC
+    may claim 2^64-1 bytes)."""
+
+    def __init__(self, file: IO[bytes]) -> None:
+        self._file = file
+        self.read = file.read
+
+    def remaining(self) -> Optional[int]:
+        # Asked again per large record, not once at open: a file still being written grows.
+        return os.fstat(self._file.fileno()).st_size - self._file.tell()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+# Records up to this length are read without asking the file its size first: reading past the
+# end just returns fewer bytes, and the size query would cost a system call per record.
+_SIZE_CHECK_MIN = 1 << 20
 
 
 class RecordReader:
@@ -239,7 +266,8 @@ class RecordReader:
         self.path = as_path(path)
         opts = _as_options(options)
         file = open_file(self.path, "rb")
-        self._stream: Any = file if not opts.compression_type else _ZlibStream(file, opts._wbits(), self.path)
+        self._stream: Any = (_PlainStream(file) if not opts.compression_type
+                             else _ZlibStream(file, opts._wbits(), self.path))
         self.offset = 0  # where the next record starts
 
     def read_record(self) -> Optional[bytes]:
@@ -254,6 +282,11 @@ class RecordReader:
         length, length_crc = _HEADER.unpack(header)
         if masked_crc32c(header[:8]) != length_crc:
             raise self._loss("corrupted record")
+        if length >= _SIZE_CHECK_MIN:
+            left = self._stream.remaining()
+            if left is not None and length + _FOOTER.size > left:
+                raise self._loss("truncated record", detail=f": its length field says {length} bytes, "
+                                 f"only {left} are left in the file")
         body = self._stream.read(length + _FOOTER.size)
         if len(body) < length + _FOOTER.size:
             raise self._loss("truncated record")
@@ -263,9 +296,9 @@ class RecordReader:
         self.offset += _HEADER.size + len(body)
         return data
 
-    def _loss(self, what: str, offset: Optional[int] = None) -> errors.DataLossError:
+    def _loss(self, what: str, offset: Optional[int] = None, detail: str = "") -> errors.DataLossError:
         at = self.offset if offset is None else offset
-        return errors.DataLossError(None, None, f"{what} at {at} in file {self.path}")
+        return errors.DataLossError(None, None, f"{what} at {at} in file {self.path}{detail}")
 
     def close(self) -> None:
         if self._stream is not None:

@@ -248,3 +248,96 @@ def test_merge_sharded_parts(tmp_path):
     tensor_bundle.delete_bundle(prefix)
     assert os.listdir(tmp_path) == []
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+# -- hostile index entries (valid block CRCs, impossible fields) -----------------------------------
+def _tampered_copy(tmp_path, key, change):
+    """A copy of TF's fixture checkpoint whose index entry `key` is changed by `change(entry)`
+    and re-encoded, so the table's checksums are valid."""
+    prefix = str(tmp_path / "model.ckpt-7")
+    shutil.copy(TF_PREFIX + ".data-00000-of-00001", prefix + ".data-00000-of-00001")
+    items = sstable.parse_table(open(TF_PREFIX + ".index", "rb").read())
+    for i, (k, value) in enumerate(items):
+        if k == key.encode():
+            entry = BundleEntryProto.FromString(value)
+            change(entry)
+            items[i] = (k, entry.SerializeToString())
+    with open(prefix + ".index", "wb") as f:
+        f.write(sstable.build_table(items))
+    return prefix
+
+
+def _set_dim(index, size):
+    def change(entry):
+        entry.shape.dim[index].size = size
+    return change
+
+
+def _set(field, value):
+    return lambda entry: setattr(entry, field, value)
+
+
+_STRING = _set("dtype", 7)
+
+
+def _add_slice_extent(entry):
+    extent = entry.slices[0].extent[0]
+    extent.start, extent.length = 4, 5  # rows 4..8 of a 6-row tensor
+
+
+@pytest.mark.parametrize("key, change, message", [
+    ("dense/kernel", _set("dtype", 99), "invalid dtype 99"),
+    ("dense/kernel", _set("dtype", 0), "invalid dtype 0"),
+    ("dense/kernel", _set("dtype", 101), "float32_ref"),
+    ("dense/kernel", _STRING, "Truncated string tensor|string lengths"),  # floats read as strings
+    ("dense/kernel", _set_dim(1, -1), "negative dimension"),
+    ("dense/kernel", _set_dim(1, (1 << 32) - 1), "need"),
+    ("dense/kernel", _set_dim(0, 1 << 40), "need"),
+    ("dense/kernel", _set("size", -5), "negative"),
+    ("dense/kernel", _set("size", 1 << 40), "need"),
+    ("dense/kernel", _set("offset", -(1 << 62)), "negative"),
+    ("dense/kernel", _set("offset", 1 << 40), "truncated or the index corrupted"),
+    ("dense/kernel", _set("shard_id", 3), "shard 3 of 1"),
+    ("dense/kernel", _set("shard_id", -1), "shard -1 of 1"),
+    ("words", _set("size", 1 << 62), "truncated or the index corrupted"),
+    ("part", _add_slice_extent, "slice outside its shape"),
+])
+def test_hostile_index_entries_are_data_loss(tmp_path, key, change, message):
+    """Fields no writer produces give DataLossError before anything is read or allocated (were
+    TypeError, ValueError, UnknownError or MemoryError), through every public reader."""
+    prefix = _tampered_copy(tmp_path, key, change)
+
+    def read_all():
+        reader = tf.train.NewCheckpointReader(prefix)
+        reader.get_variable_to_dtype_map()
+        return [reader.get_tensor(name) for name in reader.get_variable_to_shape_map()]
+
+    with pytest.raises(tf.errors.DataLossError, match=message):
+        read_all()
+    expected = np.load(os.path.join(DATA, "tf_checkpoint_expected.npz"))
+    with tf.Graph().as_default():
+        variables = [tf.Variable(np.zeros_like(expected[name]), name=name.replace("__", "/"))
+                     for name in expected.files if expected[name].dtype.kind != "U"]
+        # (a restore checks the dtype first: a float saved as string is InvalidArgumentError)
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError if change is _STRING
+                                                 else tf.errors.DataLossError):
+            tf.train.Saver(variables).restore(sess, prefix)
+
+
+def test_slices_that_cannot_cover_a_huge_shape_are_not_allocated(tmp_path):
+    """A partitioned tensor whose index claims a [6, 2^40] shape: NotFoundError (its slices do
+    not cover it), found before allocating 24 TB (was MemoryError)."""
+    prefix = _tampered_copy(tmp_path, "part", _set_dim(1, 1 << 40))
+    with pytest.raises(tf.errors.NotFoundError, match="do not cover the requested region"):
+        tf.train.NewCheckpointReader(prefix).get_tensor("part")
+
+
+def test_a_pending_index_that_does_not_parse_is_left_alone(tmp_path):
+    """A `.index.pending` whose table is valid but whose header is not a BundleHeaderProto is
+    not ours to roll forward: the committed checkpoint still reads (was DecodeError)."""
+    prefix = str(tmp_path / "c")
+    _save(prefix, np.arange(4, dtype=np.float32))
+    with open(prefix + ".index.pending", "wb") as f:
+        f.write(sstable.build_table([(b"", b"\xff\xff\xff")]))
+    np.testing.assert_array_equal(tensor_bundle.BundleReader(prefix).read("w"), np.arange(4, dtype=np.float32))
+    assert os.path.exists(prefix + ".index.pending")

@@ -189,3 +189,38 @@ def test_io_namespace_aliases():
     assert tf.io.TFRecordWriter is tf.python_io.TFRecordWriter
     assert tf.io.tf_record_iterator is tf.python_io.tf_record_iterator
     assert tf.io.TFRecordOptions is tf.python_io.TFRecordOptions
+
+
+@pytest.mark.parametrize("length", [(1 << 64) - 1, 1 << 63, 1 << 40, 1 << 21])
+@pytest.mark.parametrize("compression", [None, "ZLIB", "GZIP"])
+def test_huge_length_with_valid_crc_is_data_loss(tmp_path, length, compression):
+    """A length field whose CRC is valid but that claims more bytes than the file holds is
+    DataLossError (not MemoryError/OverflowError), after the records before it."""
+    header = struct.pack("<Q", length)
+    damaged = header + struct.pack("<I", tf_record.masked_crc32c(header)) + b"abc"
+    data = tf_record.encode_record(b"first") + damaged
+    if compression:
+        compressor = tf_record.TFRecordOptions(compression)._compressor()
+        data = compressor.compress(data) + compressor.flush()
+    path = str(tmp_path / "huge.tfrecord")
+    with open(path, "wb") as f:
+        f.write(data)
+    records = tf.python_io.tf_record_iterator(path, compression)
+    assert next(records) == b"first"
+    with pytest.raises(tf.errors.DataLossError, match="truncated record at 21 in file"):
+        next(records)
+
+
+def test_huge_length_in_tf_record_reader_op(tmp_path):
+    header = struct.pack("<Q", (1 << 64) - 1)
+    path = str(tmp_path / "huge.tfrecord")
+    with open(path, "wb") as f:
+        f.write(tf_record.encode_record(b"first") + header + struct.pack("<I", tf_record.masked_crc32c(header)))
+    queue = tf.FIFOQueue(2, tf.string)
+    reader = tf.TFRecordReader()
+    _, value = reader.read(queue)
+    with tf.Session() as sess:
+        sess.run(queue.enqueue_many([[path]]))
+        assert sess.run(value) == b"first"
+        with pytest.raises(tf.errors.DataLossError, match="truncated record"):
+            sess.run(value)
