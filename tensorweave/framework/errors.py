@@ -181,6 +181,12 @@ def error_code_from_exception_type(cls: type[OpError]) -> int:
     return cls._default_code
 
 
+class InaccessibleTensorError(ValueError):
+    """Fetching a tensor or op marked as not fetchable (`Graph.prevent_fetching`): one built inside
+    a tf.while_loop body or a tf.cond branch, whose value exists only in that frame or branch.
+    A ValueError, as TF's (errors_impl.InaccessibleTensorError)."""
+
+
 class raise_exception_on_not_ok_status:  # noqa: N801  (TF's name)
     """Context manager kept for TF1 source compatibility; errors already raise."""
 

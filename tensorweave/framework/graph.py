@@ -317,6 +317,10 @@ class Graph:
         self._gradient_override_map: dict[str, str] = {}
         # Control-flow contexts (cond/while) push themselves here; ops record the innermost.
         self._control_flow_context: Any = None
+        # Tensors that may not be fed and ops whose outputs may not be fetched (TF's
+        # prevent_feeding / prevent_fetching): values of a loop frame or a cond branch.
+        self._unfeedable_tensors: set[Tensor] = set()
+        self._unfetchable_ops: set[Operation] = set()
 
     # -- identity and defaults ------------------------------------------------------------------
     def as_default(self) -> Any:
@@ -332,6 +336,26 @@ class Graph:
 
     def finalize(self) -> None:
         self._finalized = True
+
+    def prevent_feeding(self, tensor: Tensor) -> None:
+        """Marks `tensor` as unfeedable in this graph: `Session.run` raises ValueError if it is fed."""
+        self._unfeedable_tensors.add(tensor)
+        self._structure_version += 1  # compiled run signatures check feeds once: compile again
+
+    def is_feedable(self, tensor: Tensor) -> bool:
+        """True if and only if `tensor` may be fed."""
+        return tensor not in self._unfeedable_tensors
+
+    def prevent_fetching(self, op: Operation) -> None:
+        """Marks `op` as unfetchable in this graph: fetching it, or any of its outputs, raises
+        InaccessibleTensorError (a ValueError)."""
+        self._unfetchable_ops.add(op)
+        self._structure_version += 1
+
+    def is_fetchable(self, tensor_or_op: Any) -> bool:
+        """True if and only if `tensor_or_op` (a Tensor, or an Operation) may be fetched."""
+        op = tensor_or_op.op if isinstance(tensor_or_op, Tensor) else tensor_or_op
+        return op not in self._unfetchable_ops
 
     def _unsafe_unfinalize(self) -> None:
         self._finalized = False

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from tensorweave.framework import errors
 from tensorweave.framework.graph import Graph, Operation, Tensor
 from tensorweave.framework.indexed_slices import IndexedSlices, _fetch_indexed_slices
 from tensorweave.framework.sparse_tensor import SparseTensor, feed_sparse_tensor, fetch_sparse_tensor
@@ -25,6 +26,12 @@ class FetchHandler:
                             f"or Tensor. ({err})") from None
         except (ValueError, KeyError) as err:
             raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. ({err})") from None
+        if not graph.is_fetchable(element):
+            op = element if isinstance(element, Operation) else element.op
+            raise errors.InaccessibleTensorError(
+                f"Operation {op.name} has been marked as not fetchable. Typically this happens when it is "
+                "defined in another function or code block. Use return values, explicit Python locals or "
+                "TensorFlow collections to access it.")
         if isinstance(element, Operation):
             if element not in self.targets:
                 self.targets.append(element)
@@ -37,7 +44,7 @@ class FetchHandler:
 
     def _compile(self, graph: Graph, fetch: Any) -> Callable[[list[Any]], Any]:
         if fetch is None:
-            raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}")
+            raise TypeError('Argument `fetch` = None has invalid type "NoneType". Cannot be None')
         if isinstance(fetch, (list, tuple)) and not isinstance(fetch, str):
             parts = [self._compile(graph, f) for f in fetch]
             if isinstance(fetch, tuple) and hasattr(fetch, "_fields"):  # namedtuple

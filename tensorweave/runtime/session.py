@@ -11,7 +11,6 @@ import threading
 import weakref
 from typing import Any, Optional, Sequence
 
-import numpy as np
 
 from tensorweave.framework import default_session, errors
 from tensorweave.framework import graph as _graph
@@ -20,6 +19,7 @@ from tensorweave.runtime import blas_threads
 from tensorweave.runtime.config import ConfigProto, RunMetadata, RunOptions, timeout_seconds, tracing
 from tensorweave.runtime.cost_model import CostModel
 from tensorweave.runtime.device import DeviceMgr, create_devices
+from tensorweave.runtime.feeds import feed_converter
 from tensorweave.runtime.fetch_mapper import FetchHandler, feed_expander, structure_key
 from tensorweave.runtime.graph_compiler import KernelCache
 from tensorweave.runtime.placer import Placer
@@ -30,59 +30,6 @@ from tensorweave.runtime.executor_choice import ExecutorStrategy
 from tensorweave.runtime.step_stats import StepTracer
 
 _live_sessions: "weakref.WeakSet[BaseSession]" = weakref.WeakSet()
-
-
-class FeedConverter:
-    """Checks and converts one fed value to its tensor's dtype and static shape."""
-
-    __slots__ = ("tensor", "np_dtype", "rank", "known_dims", "is_string")
-
-    def __init__(self, tensor: Tensor) -> None:
-        self.tensor = tensor
-        base = tensor.dtype.base_dtype
-        self.np_dtype = np.dtype(base.as_numpy_dtype)
-        self.is_string = base.name == "string"
-        dims = tensor.shape.as_tuple_or_none()
-        self.rank = None if dims is None else len(dims)
-        self.known_dims = () if dims is None else tuple((i, d) for i, d in enumerate(dims) if d is not None)
-
-    def __call__(self, value: Any) -> np.ndarray:
-        if type(value) is not np.ndarray or value.dtype != self.np_dtype:
-            value = self._convert(value)
-        if self.rank is not None:
-            shape = value.shape
-            if len(shape) != self.rank or any(shape[i] != d for i, d in self.known_dims):
-                raise ValueError(f"Cannot feed value of shape {shape} for Tensor '{self.tensor.name}', "
-                                 f"which has shape '{self.tensor.shape}'")
-        return value
-
-    def _convert(self, value: Any) -> np.ndarray:
-        if isinstance(value, (Tensor,)) or hasattr(value, "_as_graph_element"):
-            raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values "
-                            "include Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
-        if self.is_string:
-            array = np.asarray(value, dtype=object)
-            flat = array.reshape(-1)
-            for i, v in enumerate(flat):
-                if isinstance(v, str):
-                    flat[i] = v.encode("utf-8")
-                elif not isinstance(v, bytes):
-                    raise TypeError(f"Cannot feed {v!r} of type {type(v).__name__} to string tensor "
-                                    f"'{self.tensor.name}'")
-            return array
-        try:
-            raw = np.asarray(value)
-        except ValueError as err:
-            raise ValueError(f"Cannot feed value for Tensor '{self.tensor.name}': {err}") from None
-        if raw.dtype == object or raw.dtype.kind in ("U", "S"):
-            raise TypeError(f"Cannot feed value {value!r} of type {type(value).__name__} to Tensor "
-                            f"'{self.tensor.name}' of type {self.tensor.dtype.base_dtype.name}")
-        if self.np_dtype.kind in ("i", "u", "b") and raw.dtype.kind in ("f", "c"):
-            if raw.size and not np.all(np.equal(np.mod(raw, 1), 0)):
-                raise TypeError(f"Type of feed value {value!r} with type {raw.dtype} is not compatible "
-                                f"with Tensor type {self.tensor.dtype.base_dtype.name}: it would lose "
-                                f"the fractional part. Feeding to '{self.tensor.name}'.")
-        return raw.astype(self.np_dtype, copy=False)
 
 
 class RunCallable:
@@ -101,9 +48,7 @@ class RunCallable:
             if t in seen:
                 raise ValueError(f"Tensor {t.name} is fed more than once.")
             seen.add(t)
-            if t.op.type in _UNFEEDABLE_TYPES:
-                raise ValueError(f"Tensor {t.name} may not be fed.")
-        self.converters = [FeedConverter(t) for t in self.feeds]
+        self.converters = [feed_converter(t) for t in self.feeds]
         self.plan = StepPlan(self.handler.tensors, self.handler.targets, self.feeds,
                              session._device_mgr.devices, session._kernels, session._config,
                              session._placer, session._executor_strategy)
@@ -137,9 +82,6 @@ class RunCallable:
         if run_metadata is not None and options.output_partition_graphs:
             run_metadata.partition_graphs.extend(self.plan.partition_graph_defs())
         return values
-
-
-_UNFEEDABLE_TYPES: set[str] = set()
 
 
 def _feed_tensor(graph: Graph, key: Any) -> Tensor:

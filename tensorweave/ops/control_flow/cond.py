@@ -62,6 +62,8 @@ def cond(pred: Any, true_fn: Optional[Callable] = None, false_fn: Optional[Calla
         pivot_t = identity(p_true, name="switch_t")
         pivot_f = identity(p_false, name="switch_f")
         pred_id = identity(pred, name="pred_id")
+        for routing in (p_false, p_true, pivot_t, pivot_f, pred_id):  # as TF: only the Merges leave
+            routing.graph.prevent_fetching(routing.op)
         context_t, context_f = CondContext(pred_id, pivot_t, 1), CondContext(pred_id, pivot_f, 0)
         if context_t.outer_context is None:  # nested contexts travel inside their outer one
             _graph.add_to_collection(_graph.GraphKeys.COND_CONTEXT, context_t)

@@ -129,6 +129,7 @@ class ControlFlowContext:
         raise TypeError(f"{type(self).__name__} must define _route")
 
     def add_op(self, op: Operation) -> None:
+        self._make_inaccessible(op)
         for i, t in enumerate(op.inputs):
             inside = self.add_value(t)
             if inside is not t:
@@ -141,6 +142,11 @@ class ControlFlowContext:
 
     def _needs_pivot(self, op: Operation) -> bool:
         return not op.inputs and not op.control_inputs
+
+    def _make_inaccessible(self, op: Operation) -> None:
+        """Marks an op built in this context as `Session.run` may not reach it (TF's
+        _AddOpInternal): its value exists only in this branch or frame."""
+        self._graph.prevent_fetching(op)
 
     def _remove_external_control_inputs(self, op: Operation) -> list[Operation]:
         """A control edge from another loop frame cannot reach this op in the executor (edges are
@@ -190,8 +196,11 @@ class CondContext(ControlFlowContext):
 
     def _route(self, t: Tensor) -> Tensor:
         if t.dtype.is_ref_dtype:  # a variable read inside a branch goes through RefSwitch, as in TF
-            return apply_op(primitives.RefSwitch, data=t, pred=self.pred)[self.branch]
-        return primitives.switch(t, self.pred)[self.branch]
+            routed = apply_op(primitives.RefSwitch, data=t, pred=self.pred)[self.branch]
+        else:
+            routed = primitives.switch(t, self.pred)[self.branch]
+        self._graph.prevent_fetching(routed.op)  # one branch's value, as TF's CondContext.AddValue
+        return routed
 
 
 class WhileContext(ControlFlowContext):
@@ -222,7 +231,9 @@ class WhileContext(ControlFlowContext):
         self.grad_state: Any = None
 
     def _route(self, t: Tensor) -> Tensor:
-        return self._enter(t, True, None)
+        enter = self._enter(t, True, None)
+        self._graph.prevent_feeding(enter)  # fetchable, but a fed value would skip the frame (as TF)
+        return enter
 
     def _enter(self, t: Tensor, is_constant: bool, name: Optional[str]) -> Tensor:
         op_def = primitives.RefEnter if t.dtype.is_ref_dtype else primitives.Enter
@@ -233,6 +244,7 @@ class WhileContext(ControlFlowContext):
         """A new loop variable: `t` (a value of the outer context) enters the frame."""
         enter = self._with_outer(self._enter, t, False, name)
         enter.op._control_flow_context = self
+        self._graph.prevent_feeding(enter)
         return enter
 
     def _add_outside_value(self, t: Tensor) -> Tensor:
@@ -248,10 +260,20 @@ class WhileContext(ControlFlowContext):
             # outside, and enters the frame as an invariant, which the executor hands to every
             # iteration without running a node.
             op._control_flow_context = self.outer_context
+            self._make_inaccessible(op)  # still the body's constant to the user, as in TF
             if self.outer_context is not None:
                 self.outer_context.add_op(op)
             return
         super().add_op(op)
+
+    def _make_inaccessible(self, op: Operation) -> None:
+        """A value of one iteration can be neither fetched nor fed: only the Exits of an outermost
+        loop leave the frame (TF's WhileContext._AddOpInternal)."""
+        if self.outer_context is None and op.op_def.control_flow is ControlFlowKind.EXIT:
+            return
+        self._graph.prevent_fetching(op)
+        for t in op.outputs:
+            self._graph.prevent_feeding(t)
 
     def _needs_pivot(self, op: Operation) -> bool:
         """An op reading only loop invariants would also run in the final iteration (whose
