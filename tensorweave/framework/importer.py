@@ -265,7 +265,12 @@ def _check_input_types(node: Any, op_def: OpDef, attrs: dict[str, Any], inputs: 
             types = list(attrs[arg.type_list_attr])
         else:
             base = attrs[arg.type_attr] if arg.type_attr else arg.fixed_dtype
-            types = [base] * (attrs[arg.number_attr] if arg.number_attr else 1)
+            count = int(attrs[arg.number_attr]) if arg.number_attr else 1
+            # a hostile N (2**40) is checked against the real inputs before any list is built
+            if count < 0 or len(expected) + count > len(inputs):
+                raise ValueError(f"NodeDef expected at least {len(expected) + max(count, 0)} inputs but "
+                                 f"{len(inputs)} were given; node '{node.name}' ({node.op})")
+            types = [base] * count
         expected.extend((t, arg.is_ref) for t in types)
     if len(expected) != len(inputs):
         raise ValueError(f"NodeDef expected inputs {[t.name for t, _ in expected]} but {len(inputs)} "

@@ -68,3 +68,18 @@ def test_matches_tensorflow(name):
     assert (got["stage"], got.get("error")) == (expected["stage"], expected["error"]), (
         f"{name}: TF raised {expected['error']} at {expected['stage']} ({expected['message']}); "
         f"tensorweave: {got}")
+
+
+def test_import_rejects_a_hostile_list_length_before_building_anything():
+    # found by tests/reliability's field-level fuzzing: N = 2**40 once built a 2**40-item list
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.constant(1.0, name="a")
+        tf.add_n([a, a], name="sum")
+    graph_def = g.as_graph_def()
+    for node in graph_def.node:
+        if node.name == "sum":
+            node.attr["N"].i = 1 << 40
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="inputs but 2 were given; node 'sum'"):
+            tf.import_graph_def(graph_def, name="")
