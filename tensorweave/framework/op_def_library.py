@@ -137,7 +137,13 @@ def _coerce_attr(op_def: OpDef, attr: AttrDef, value: Any) -> Any:
                 raise TypeError
             return bool(value)
         if kind == "string":
-            return value.decode() if isinstance(value, bytes) else str(value) if isinstance(value, str) else _raise()
+            if isinstance(value, bytes):
+                # TF's string attrs are bytes: text decodes, other bytes stay bytes (as TF accepts them)
+                try:
+                    return value.decode()
+                except UnicodeDecodeError:
+                    return value
+            return str(value) if isinstance(value, str) else _raise()
         if kind == "shape":
             return as_shape(value)
         if kind.startswith("list("):

@@ -83,3 +83,19 @@ def test_import_rejects_a_hostile_list_length_before_building_anything():
     with tf.Graph().as_default():
         with pytest.raises(ValueError, match="inputs but 2 were given; node 'sum'"):
             tf.import_graph_def(graph_def, name="")
+
+
+def test_import_keeps_a_string_attr_that_is_not_utf8():
+    # TF's string attrs are bytes; found by the fuzz suite (was UnicodeDecodeError)
+    g = tf.Graph()
+    with g.as_default():
+        tf.string_join([tf.constant("a"), tf.constant("b")], separator="-", name="j")
+    graph_def = g.as_graph_def()
+    for node in graph_def.node:
+        if node.name == "j":
+            node.attr["separator"].s = b"\xff"
+    with tf.Graph().as_default() as g2:
+        tf.import_graph_def(graph_def, name="")
+        joined = g2.get_operation_by_name("j")
+        assert joined.get_attr("separator") == b"\xff"
+        assert g2.as_graph_def().node[-1].attr["separator"].s == b"\xff"
