@@ -26,36 +26,46 @@ _step_ids = itertools.count(1)
 DEAD = type("DeadValue", (), {"__repr__": lambda self: "<dead>", "__slots__": ()})()
 
 
+# One lock for every step's CancellationManager: registrations are few (waiting kernels,
+# rendezvous aborts) and short, and a lock made per step cost more than all of them (creating
+# one takes about 2% of a null step).
+_lock = threading.Lock()
+
+
 class CancellationManager:
     """Callbacks that wake blocked asynchronous kernels when a step is cancelled."""
 
+    __slots__ = ("_callbacks", "_next", "cancelled")
+
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._callbacks: dict[int, Callable[[BaseException], None]] = {}
+        self._callbacks: Optional[dict[int, Callable[[BaseException], None]]] = None  # at first use
         self._next = 0
         self.cancelled: Optional[BaseException] = None
 
     def register(self, callback: Callable[[BaseException], None]) -> Optional[int]:
         """Returns a token, or None if already cancelled (the caller must fail at once)."""
-        with self._lock:
+        with _lock:
             if self.cancelled is not None:
                 return None
             token = self._next
             self._next += 1
+            if self._callbacks is None:
+                self._callbacks = {}
             self._callbacks[token] = callback
             return token
 
     def deregister(self, token: Optional[int]) -> bool:
-        with self._lock:
-            return self._callbacks.pop(token, None) is not None  # type: ignore[arg-type]
+        with _lock:
+            callbacks = self._callbacks
+            return callbacks is not None and callbacks.pop(token, None) is not None  # type: ignore[arg-type]
 
     def cancel(self, error: BaseException) -> None:
-        with self._lock:
+        with _lock:
             if self.cancelled is not None:
                 return
             self.cancelled = error
-            callbacks = list(self._callbacks.values())
-            self._callbacks.clear()
+            callbacks = list(self._callbacks.values()) if self._callbacks else []
+            self._callbacks = None
         for cb in callbacks:
             cb(error)
 
