@@ -28,8 +28,11 @@ RunMetadata = config_pb2.RunMetadata
 
 
 def timeout_seconds(options: Optional[Any], config: Any) -> Optional[float]:
-    ms = (options.timeout_in_ms if options is not None else 0) or config.operation_timeout_in_ms
-    return ms / 1000.0 if ms and ms > 0 else None
+    """A step's time limit, as TF's DirectSession: RunOptions.timeout_in_ms when positive,
+    else ConfigProto.operation_timeout_in_ms when positive, else none."""
+    ms = options.timeout_in_ms if options is not None and options.timeout_in_ms > 0 else 0
+    ms = ms or config.operation_timeout_in_ms
+    return ms / 1000.0 if ms > 0 else None
 
 
 def tracing(options: Optional[Any]) -> bool:

@@ -18,6 +18,12 @@ a plain tuple (node row, iteration state, is_dead), and an iteration holds slots
 its own frame's nodes (frames.py). The step's lock is taken only while more than one thread
 may touch its tables (`runners`); a step run by one thread propagates without it.
 
+Cancellation and deadlines (StepContext.interrupted) are looked at when a thread takes work
+(run_ready), before each expensive kernel, at every loop iteration (NextIteration, Exit) and
+at one cheap kernel in CHECK_EVERY (executor_tables.CHECKED_KERNEL): never per cheap kernel,
+so a step without a deadline pays nothing measurable. A step found interrupted records its
+error and drains as a failed step does (every node after is dead).
+
 The rules for Switch, Merge, dead values and edge propagation are control_flow_semantics.py's;
 an ExecutorState has a FrameMachine (frames.py) when its partition has loops and an
 ExpensiveKernels (kernel_scheduling.py) when it has expensive kernels. A traced step
@@ -27,7 +33,7 @@ from __future__ import annotations
 
 import collections
 import threading
-from typing import Any, Callable, MutableSet, Optional
+from typing import Any, Callable, Optional
 
 from tensorweave.framework import errors
 from tensorweave.framework.kernel_contract import KernelCall
@@ -37,13 +43,13 @@ from tensorweave.runtime.control_flow_semantics import (TaggedNode, activate, ac
                                                         control_flow_outputs, merge_outputs,
                                                         outputs_are_dead)
 from tensorweave.runtime.executor_tables import (
-    ASYNC, ASYNC_TRANSFER, CONTROL_FLOW_KINDS, CONTROL_TRIGGER, ENTER, EXIT, EXPENSIVE, KERNEL,
-    KERNEL_KINDS, MERGE, NEXT_ITERATION, SINK, SWITCH, TRANSFER)
+    ASYNC, ASYNC_TRANSFER, CHECKED_KERNEL, CONTROL_FLOW_KINDS, CONTROL_TRIGGER, ENTER, EXIT, EXPENSIVE,
+    KERNEL, KERNEL_KINDS, MERGE, NEXT_ITERATION, SINK, SWITCH, TRANSFER)
 from tensorweave.runtime.frames import FrameMachine, FrameState, IterationState
 from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables
 from tensorweave.runtime.kernel_scheduling import ExpensiveKernels
 from tensorweave.runtime.plan_learning import PlanLearning
-from tensorweave.runtime.step_context import DEAD, StepContext
+from tensorweave.runtime.step_context import DEAD, StepContext, deadline_exceeded
 from tensorweave.runtime.step_stats import StepTracer, consumers_per_output, holds_memory
 from tensorweave.runtime.thread_pool import CallerHelp, Continuation, Wakeup
 
@@ -104,6 +110,8 @@ class ExecutorState:
         """Runs ready nodes until none is left here; the calling thread holds a runner count,
         released at the end."""
         try:
+            if self.error is None:
+                self.checkpoint(None)
             self.run_nodes(ready)
         finally:
             self.release_runner()
@@ -178,9 +186,11 @@ class ExecutorState:
         kind = item.kind
         if kind == NEXT_ITERATION or kind == EXIT:
             self.run_loop_edge(item, state, is_dead, ready)
-        elif kind == EXPENSIVE and not is_dead and self.error is None:
+        elif kind == EXPENSIVE and not is_dead and self.error is None and not self.checkpoint(None):
             self.expensive.run_expensive(tagged, ready)  # kernel_scheduling.py
         else:
+            if kind == CHECKED_KERNEL and self.error is None:
+                self.checkpoint(None)
             outputs = self.process(tagged)
             if outputs is not None:  # None: asynchronous, its continuation propagates later
                 self.finish_node(tagged, outputs, ready)
@@ -192,6 +202,8 @@ class ExecutorState:
         inputs = state.input_tensors
         value = inputs[item.slot]
         inputs[item.slot:item.slot_end] = item.cleared_inputs
+        if self.error is None and not is_dead:
+            self.checkpoint(item)
         if is_dead or self.error is not None:
             outputs, is_dead = item.dead_outputs, True
         else:
@@ -207,6 +219,18 @@ class ExecutorState:
             self.frames.propagate_next_iteration(item, outputs, False, state, ready)
         state.outstanding_ops -= 1
         self.finish_iteration_work(state, ready, before)
+
+    def checkpoint(self, loop_edge: Optional[NodeItem]) -> bool:
+        """Whether the step is cancelled or past its deadline; if so, records its error (at a
+        loop edge a cancellation as TF's "Loop execution was cancelled." naming the node)."""
+        err = self.step.interrupted()
+        if err is None:
+            return False
+        if loop_edge is not None and isinstance(err, errors.CancelledError):
+            op = loop_edge.op
+            err = errors.CancelledError(None, op, "Loop execution was cancelled." + errors.node_context(op))
+        self.record_error(err)
+        return True
 
     def add_runner(self) -> None:
         if self.runners == 1:
@@ -252,7 +276,8 @@ class ExecutorState:
         try:
             if kind == ASYNC or kind == ASYNC_TRANSFER:
                 return self.start_async(tagged, args)
-            if kind == KERNEL or (kind == EXPENSIVE and item.kernel_call is KernelCall.PLAIN):
+            if kind == KERNEL or ((kind == EXPENSIVE or kind == CHECKED_KERNEL) and
+                                  item.kernel_call is KernelCall.PLAIN):
                 result = item.compute(*args)
             else:
                 result = item.compute(state.step_view or self.step_view(state), *args)
@@ -444,7 +469,7 @@ def wait_until_done(done: Wakeup, timeout: Optional[float],
     """Waits for a step (or partition) to end; past `timeout` it fails it with
     DeadlineExceededError and waits for the cancellation to take effect."""
     if not done.wait(timeout):
-        record_error(errors.DeadlineExceededError(None, None, "Timed out waiting for step to finish"))
+        record_error(deadline_exceeded())
         done.wait()
 
 
@@ -464,6 +489,8 @@ class TracingExecutorState(ExecutorState):
     def run_nodes(self, ready: "collections.deque[TaggedNode]") -> None:
         while ready:
             tagged = ready.popleft()
+            if self.error is None:  # a traced step may look at every node
+                self.checkpoint(tagged[0] if tagged[0].kind in (NEXT_ITERATION, EXIT) else None)
             if tagged[0].kind == EXPENSIVE and not tagged[2] and self.error is None:
                 self.expensive.run_expensive(tagged, ready)
                 continue
@@ -521,15 +548,6 @@ class DataflowExecutor:
         state.start()
         return state
 
-    def run(self, step: StepContext, timeout: Optional[float] = None,
-            active: Optional[MutableSet[Any]] = None) -> list[Any]:
-        """Runs a step of this partition alone to its end; `active` (the session's running
-        steps, which Session.close cancels) holds it meanwhile."""
-        state = self.start(step)
-        if active is None:
-            return state.wait(timeout)
-        active.add(state)
-        try:
-            return state.wait(timeout)
-        finally:
-            active.discard(state)
+    def run(self, step: StepContext) -> list[Any]:
+        """Runs a step of this partition alone to its end (by its deadline, if it has one)."""
+        return self.start(step).wait(step.remaining())

@@ -42,9 +42,15 @@ EXIT = 9
 NEXT_ITERATION = 10
 CONTROL_TRIGGER = 11
 SINK = 12           # a fetch: stores its input in the step's results
+CHECKED_KERNEL = 13  # a cheap kernel (plain or step) that is also a cancellation checkpoint
 
 CONTROL_FLOW_KINDS = frozenset((SWITCH, MERGE, ENTER, EXIT, NEXT_ITERATION, CONTROL_TRIGGER))
-KERNEL_KINDS = frozenset((KERNEL, STEP_KERNEL, EXPENSIVE, ASYNC))  # dead inputs: not run
+KERNEL_KINDS = frozenset((KERNEL, STEP_KERNEL, EXPENSIVE, ASYNC, CHECKED_KERNEL))  # dead inputs: not run
+
+# Every this many cheap kernels (by node id) one is a checkpoint: the run loop's inlined path
+# takes no kind above MERGE, so a long chain of cheap kernels stops at cancellation and at the
+# deadline while every other kernel pays nothing for it.
+CHECK_EVERY = 64
 
 _KIND_OF_CONTROL_FLOW = {ControlFlowKind.MERGE: MERGE, ControlFlowKind.SWITCH: SWITCH,
                          ControlFlowKind.ENTER: ENTER, ControlFlowKind.EXIT: EXIT,
@@ -92,8 +98,13 @@ def build_run_tables(tables: PartitionTables) -> None:
     frames = assign_frames(tables)
     tables.per_frame_layouts = frames is not None
     tables.root_layout, tables.layouts = _build_layouts(tables.items, frames)
+    cheap = 0
     for item in tables.items:
         _set_kind(item)
+        if item.kind == KERNEL or item.kind == STEP_KERNEL:
+            cheap += 1
+            if cheap % CHECK_EVERY == 0:
+                item.kind = CHECKED_KERNEL
     _build_edges(tables.items)
     for index, nid in enumerate(tables.fetch_items):
         tables.items[nid].fetch_index = index

@@ -13,8 +13,7 @@ How each partition runs (sequential interpreter or dataflow executor) is
 executor_choice.choose_executor's decision, made once when the partition is compiled."""
 from __future__ import annotations
 
-import time
-from typing import Any, Callable, MutableSet, Optional, Protocol, Sequence
+from typing import Any, Callable, Optional, Protocol, Sequence
 
 from tensorweave.framework import errors
 from tensorweave.framework.kernel_contract import KernelCall
@@ -29,7 +28,7 @@ from tensorweave.runtime.partition import Partition
 from tensorweave.runtime.plan_learning import PlanLearning
 from tensorweave.runtime.rendezvous import LocalRendezvous
 from tensorweave.runtime.sequential import SequentialInterpreter
-from tensorweave.runtime.step_context import StepContext
+from tensorweave.runtime.step_context import StepContext, deadline_exceeded
 from tensorweave.runtime.thread_pool import CallerHelp, Wakeup
 
 
@@ -98,7 +97,7 @@ class PartitionRunner:
             self.dataflow = DataflowExecutor(tables, self.device, self.learning)
         else:
             self.learning = PlanLearning(len(tables.items))
-        # run(step, timeout, active): a single-partition step to its end on this thread
+        # run(step): a single-partition step to its end on this thread (by step.deadline)
         self.run: Callable[..., list[Any]]
         if self.choice.sequential:
             self.sequential = SequentialInterpreter(tables, self.device, self.dataflow)
@@ -173,54 +172,44 @@ class _SequentialRun:
         self.step.cancel(err)  # its Sends fail from now on, so it ends soon
 
 
-class MultiPartitionStep:
-    """One step over several partitions; Session.close cancels it through `record_error`."""
-
-    def __init__(self, step: StepContext, runs: list[PartitionHandle]) -> None:
-        self.step = step
-        self.runs = runs
-
-    def record_error(self, err: BaseException) -> None:
-        self.step.cancel(err)
-        for run in self.runs:
-            run.record_error(err)
+def _fail_all(step: StepContext, runs: list[PartitionHandle], err: BaseException) -> None:
+    """Fails a multi-partition step: cancels it (aborting its rendezvous) and every partition."""
+    step.cancel(err)
+    for run in runs:
+        run.record_error(err)
 
 
 def run_partitions(runners: Sequence[PartitionRunner], num_fetches: int, step: StepContext,
-                   timeout: Optional[float], active: MutableSet[Any], small_step: bool = False) -> list[Any]:
+                   small_step: bool = False) -> list[Any]:
     """Runs a step's partitions. A `small_step` (estimated to cost less than a few thread hops)
     starts them all on this thread, senders before receivers, so values wait in the
     rendezvous instead of waking threads; otherwise each runs on its device's pool but the
-    first, which runs here."""
+    first, which runs here. Session.close and the deadline cancel the step, which aborts the
+    rendezvous; each partition stops at its next checkpoint."""
     rendezvous = LocalRendezvous()
     step.rendezvous = rendezvous
     token = step.cancellation.register(rendezvous.start_abort)
     if token is None:  # cancelled before it started
         raise step.cancellation.cancelled  # type: ignore[misc]
-    deadline = None if timeout is None else time.monotonic() + timeout
     if small_step:
         runs = [runner.start(step, inline=True, small_step=True) for runner in runners]
     else:
         helpers = CallerHelp()
         runs = _start_threaded(runners, step, helpers)
-    handle = MultiPartitionStep(step, runs)
-    active.add(handle)
     results: list[Any] = [None] * num_fetches
     failed: Optional[BaseException] = None
     try:
         if not small_step:
-            _help_until_finished(helpers, runs, deadline, handle)
+            _help_until_finished(helpers, runs, step)
         for runner, run in zip(runners, runs):
-            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
             try:
-                values = run.wait(remaining)
+                values = run.wait(step.remaining())
             except errors.OpError as err:
                 failed = failed or err
                 continue
             for index, value in zip(runner.fetch_indices, values):
                 results[index] = value
     finally:
-        active.discard(handle)
         step.cancellation.deregister(token)
     if failed is not None:
         # the error that cancelled the step, not the cancellations it caused elsewhere
@@ -245,8 +234,7 @@ def _start_threaded(runners: Sequence[PartitionRunner], step: StepContext,
     return runs
 
 
-def _help_until_finished(helpers: CallerHelp, runs: list[PartitionHandle], deadline: Optional[float],
-                         handle: MultiPartitionStep) -> None:
+def _help_until_finished(helpers: CallerHelp, runs: list[PartitionHandle], step: StepContext) -> None:
     """The caller's thread runs the step's posted work until every partition has finished;
     past the deadline it fails the step with DeadlineExceededError and waits for the end."""
     timed_out = False
@@ -256,9 +244,9 @@ def _help_until_finished(helpers: CallerHelp, runs: list[PartitionHandle], deadl
             helpers.tasks.popleft().run()
         if all(run.finished for run in runs):
             return
-        remaining = None if deadline is None or timed_out else deadline - time.monotonic()
+        remaining = None if timed_out else step.remaining()
         if remaining is not None and (remaining <= 0 or not helpers.wake.wait(remaining)):
-            handle.record_error(errors.DeadlineExceededError(None, None, "Timed out waiting for step to finish"))
+            _fail_all(step, runs, deadline_exceeded())
             timed_out = True
         elif remaining is None:
             helpers.wake.wait()

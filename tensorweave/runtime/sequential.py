@@ -18,17 +18,21 @@ step that needs none pays for none:
 - tracing (FULL_TRACE steps): each node's time, outputs and live bytes go to the step's
   StepTracer. Chosen per step (one test per step, not per node), so tracing a step does not
   change which executor runs it.
+- checkpoints (cancellation and deadlines): before each expensive kernel and every
+  CHECK_EVERY instructions the step asks `interrupted()` and stops with the step's error
+  (Session.close, RunOptions.timeout_in_ms). A program without either (a short run of cheap
+  kernels, which ends soon anyway) gets the plain body without the test.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, MutableSet, Optional
+from typing import Any, Callable, Optional
 
 from tensorweave.framework.kernel_contract import Compute, ControlFlowKind, KernelCall
 from tensorweave.runtime import kernel_errors
 from tensorweave.runtime.device import Device
 from tensorweave.runtime.control_flow_semantics import RUN, sequential_outputs
 from tensorweave.runtime.executor import RETURNED, DataflowExecutor, TracingExecutorState, dead_fetch_error
-from tensorweave.runtime.executor_tables import CONTROL_TRIGGER, MERGE
+from tensorweave.runtime.executor_tables import CHECK_EVERY, CONTROL_TRIGGER, MERGE
 from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables, topological_order
 from tensorweave.runtime.step_context import DEAD, StepContext
 from tensorweave.runtime.step_stats import holds_memory
@@ -38,10 +42,11 @@ class Instruction:
     """One node of the program, built once with the interpreter."""
 
     __slots__ = ("compute", "in_slots", "out_slot", "num_outputs", "needs_step", "free_slots", "item",
-                 "is_async", "deadness", "control_sources")
+                 "is_async", "deadness", "control_sources", "check")
 
     def __init__(self, item: NodeItem, in_slots: tuple[int, ...], out_slot: int,
-                 free_slots: tuple[int, ...], deadness: bool, control_sources: tuple[int, ...]) -> None:
+                 free_slots: tuple[int, ...], deadness: bool, control_sources: tuple[int, ...],
+                 check: bool) -> None:
         self.compute: Compute = item.compute
         self.in_slots = in_slots
         self.out_slot = out_slot
@@ -53,6 +58,7 @@ class Instruction:
         # A control-flow node, or one that may see dead values (a Switch reaches it).
         self.deadness = deadness
         self.control_sources = control_sources  # nodes whose deadness flows in by control edges
+        self.check = check  # a checkpoint: look for cancellation and the deadline before it runs
 
 
 class AsyncCall:
@@ -129,7 +135,8 @@ class SequentialInterpreter:
         marked, control_sources = _deadness_marks(tables)
         self.program = [Instruction(items[nid], tuple(sources[nid]), base[nid], tuple(frees.get(pos, ())),
                                     nid in marked or items[nid].kind in (MERGE, CONTROL_TRIGGER),
-                                    tuple(control_sources.get(nid, ())))
+                                    tuple(control_sources.get(nid, ())),
+                                    items[nid].expensive or pos % CHECK_EVERY == CHECK_EVERY - 1)
                         for pos, nid in enumerate(order)]
         self.num_slots = num_slots
         self.has_deadness = any(ins.deadness for ins in self.program)
@@ -137,16 +144,18 @@ class SequentialInterpreter:
         self.position = [len(self.program)] * len(items)
         for pos, ins in enumerate(self.program):
             self.position[ins.item.id] = pos
-        # The loop body, chosen once: the plain one unless dead values or waits can happen.
-        self.run: Callable[..., list[Any]] = (
-            self.run_with_hooks if self.has_deadness or tables.has_async else self.run_plain)
+        self.has_checks = any(ins.check for ins in self.program)
+        # The loop body, chosen once: the plain one unless dead values or waits can happen, or
+        # the program is long enough to need checkpoints.
+        self.run: Callable[[StepContext], list[Any]] = (
+            self.run_with_hooks if self.has_deadness or tables.has_async
+            else self.run_checked if self.has_checks else self.run_plain)
 
     # -- the loop bodies ----------------------------------------------------------------------------
-    def run_plain(self, step: StepContext, timeout: Optional[float] = None,
-                  active: Optional[MutableSet[Any]] = None) -> list[Any]:
-        """No dead values, no asynchronous kernels: kernel calls in order."""
+    def run_plain(self, step: StepContext) -> list[Any]:
+        """No dead values, no asynchronous kernels, no checkpoints: kernel calls in order."""
         if step.stats is not None:
-            return self.run_traced(step, timeout, active)
+            return self.run_traced(step)
         vals: list[Any] = [None] * self.num_slots
         ins = None
         try:
@@ -171,11 +180,42 @@ class SequentialInterpreter:
             kernel_errors.reraise(err, ins.item.op if ins is not None else None)
         return [vals[s] for s in self.fetch_slots]
 
-    def run_with_hooks(self, step: StepContext, timeout: Optional[float] = None,
-                       active: Optional[MutableSet[Any]] = None) -> list[Any]:
-        """The deadness and hand-over hooks (untraced)."""
+    def run_checked(self, step: StepContext) -> list[Any]:
+        """run_plain with checkpoints (the program has expensive kernels or is long)."""
         if step.stats is not None:
-            return self.run_traced(step, timeout, active)
+            return self.run_traced(step)
+        vals: list[Any] = [None] * self.num_slots
+        ins = None
+        try:
+            for ins in self.program:
+                if ins.check and step.interrupted() is not None:
+                    raise step.cancellation.cancelled  # type: ignore[misc]
+                # Values used for the last time are dropped before the call and no output
+                # stays in `result`: the kernel may write into an input nothing else holds
+                # (ops/buffer_forwarding.py).
+                args = [vals[s] for s in ins.in_slots]
+                for s in ins.free_slots:
+                    vals[s] = None
+                if ins.needs_step:
+                    result = ins.compute(step, *args)
+                else:
+                    result = ins.compute(*args)
+                n = ins.num_outputs
+                if n == 1:
+                    vals[ins.out_slot] = result
+                elif n:
+                    vals[ins.out_slot:ins.out_slot + n] = result
+                result = None
+        except Exception as err:
+            if err is step.cancellation.cancelled:
+                raise  # the step's own cancellation (close, the deadline), naming no node
+            kernel_errors.reraise(err, ins.item.op if ins is not None else None)
+        return [vals[s] for s in self.fetch_slots]
+
+    def run_with_hooks(self, step: StepContext) -> list[Any]:
+        """The deadness and hand-over hooks (untraced), with checkpoints."""
+        if step.stats is not None:
+            return self.run_traced(step)
         vals: list[Any] = [None] * self.num_slots
         # by node id, whether it was dead (None when no node may be: nothing reads it then)
         dead: list[bool] = [False] * len(self.position) if self.has_deadness else None  # type: ignore[assignment]
@@ -183,6 +223,8 @@ class SequentialInterpreter:
         waiting: Optional[AsyncCall] = None
         try:
             for ins in self.program:
+                if ins.check and step.interrupted() is not None:
+                    raise step.cancellation.cancelled  # type: ignore[misc]
                 args = [vals[s] for s in ins.in_slots]
                 for s in ins.free_slots:  # before the call: see run_plain
                     vals[s] = None
@@ -213,11 +255,10 @@ class SequentialInterpreter:
             raise self.failed(step, err, ins) from err
         if waiting is not None:
             del args  # the waiting kernel's inputs: it holds them itself while it needs them
-            return self.hand_over(step, ins, waiting, vals, dead, timeout, active)  # type: ignore[arg-type]
+            return self.hand_over(step, ins, waiting, vals, dead)  # type: ignore[arg-type]
         return self.results(vals, dead)
 
-    def run_traced(self, step: StepContext, timeout: Optional[float],
-                   active: Optional[MutableSet[Any]]) -> list[Any]:
+    def run_traced(self, step: StepContext) -> list[Any]:
         """Every hook the partition needs, with the tracing hook: per node its time, its outputs
         and the live bytes it holds."""
         tracer = step.stats
@@ -230,6 +271,8 @@ class SequentialInterpreter:
         waiting: Optional[AsyncCall] = None
         try:
             for ins in self.program:
+                if ins.check and step.interrupted() is not None:
+                    raise step.cancellation.cancelled  # type: ignore[misc]
                 start = tracer.now()
                 args = [vals[s] for s in ins.in_slots]
                 n = ins.num_outputs
@@ -268,7 +311,7 @@ class SequentialInterpreter:
             raise self.failed(step, err, ins) from err
         if waiting is not None:
             del args  # as in run_with_hooks
-            return self.hand_over(step, ins, waiting, vals, dead, timeout, active, start)  # type: ignore[arg-type]
+            return self.hand_over(step, ins, waiting, vals, dead, start)  # type: ignore[arg-type]
         return self.results(vals, dead)
 
     # -- the hooks' parts ---------------------------------------------------------------------------
@@ -281,14 +324,16 @@ class SequentialInterpreter:
     @staticmethod
     def failed(step: StepContext, err: Exception, ins: Optional[Instruction]) -> BaseException:
         """As in the dataflow executor, a failed step is cancelled: kernels that registered for
-        cancellation (a mutex lock, say) let go of what they hold. Returns the error to raise."""
+        cancellation (a mutex lock, say) let go of what they hold. Returns the error to raise:
+        the step's own cancellation (Session.close, the deadline) as it is, naming no node."""
+        if err is step.cancellation.cancelled:
+            return err
         annotated = kernel_errors.annotate(err, ins.item.op if ins is not None else None)
         step.cancel(annotated)
         return annotated
 
     def hand_over(self, step: StepContext, ins: Instruction, call: AsyncCall, vals: list[Any],
-                  dead: Optional[list[bool]], timeout: Optional[float], active: Optional[MutableSet[Any]],
-                  traced_start: Optional[int] = None) -> list[Any]:
+                  dead: Optional[list[bool]], traced_start: Optional[int] = None) -> list[Any]:
         """The dataflow executor continues the step from the waiting kernel `ins`."""
         fallback: DataflowExecutor = self.fallback  # type: ignore[assignment]
         pos = self.position[ins.item.id]
@@ -304,14 +349,8 @@ class SequentialInterpreter:
         if isinstance(state, TracingExecutorState) and traced_start is not None:
             state.started[id(tagged)] = traced_start  # its completion is recorded from there
         call.forward_to(lambda result: state.finish_async(tagged, result))
-        if active is not None:
-            active.add(state)
-        try:
-            state.run_ready(ready)
-            return state.wait(timeout)
-        finally:
-            if active is not None:
-                active.discard(state)
+        state.run_ready(ready)
+        return state.wait(step.remaining())
 
 
 def _deadness_marks(tables: PartitionTables) -> tuple[set[int], dict[int, list[int]]]:

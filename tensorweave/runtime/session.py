@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 import weakref
 from typing import Any, Optional, Sequence
 
@@ -59,10 +60,23 @@ class RunCallable:
             feed_values = self.expand(feed_values)
         feeds = [convert(v) for convert, v in zip(self.converters, feed_values)]
         step = StepContext(feeds, session)
-        if options is None:
-            values = self.plan.run(step, session._timeout, session._active_steps)
-        else:
-            values = self._run_with_options(session, step, options, run_metadata)
+        # The step is running from here until it has left: Session.close cancels the running
+        # steps and releases the session's state only when the last one has left.
+        running = session._running
+        running.add(step)
+        try:
+            if session._closed:  # closed since `run` looked: the state may be gone already
+                raise errors.CancelledError(None, None, "Session has been closed.")
+            if options is None:
+                if session._timeout is not None:  # ConfigProto.operation_timeout_in_ms
+                    step.deadline = time.monotonic() + session._timeout
+                values = self.plan.run(step)
+            else:
+                values = self._run_with_options(session, step, options, run_metadata)
+        finally:
+            running.discard(step)
+            if session._closed:
+                session._release_state()
         return self.handler.build_results(values)
 
     def _run_with_options(self, session: "BaseSession", step: StepContext, options: RunOptions,
@@ -70,8 +84,11 @@ class RunCallable:
         """A step with RunOptions: tracing (step stats, measured costs) and partition graphs."""
         if tracing(options):
             step.stats = StepTracer()
+        timeout = timeout_seconds(options, session._config)
+        if timeout is not None:
+            step.deadline = time.monotonic() + timeout
         try:
-            values = self.plan.run(step, timeout_seconds(options, session._config), session._active_steps)
+            values = self.plan.run(step)
         finally:
             if step.stats is not None:
                 step.stats.finish()
@@ -112,8 +129,11 @@ class BaseSession:
         self._kernels = KernelCache(self)
         self._run_cache: dict[Any, RunCallable] = {}
         self._cache_lock = threading.Lock()
-        self._active_steps: "weakref.WeakSet[Any]" = weakref.WeakSet()
+        # The steps running now (StepContexts): a plain set, whose add and discard are atomic.
+        self._running: set[StepContext] = set()
         self._closed = False
+        self._released = False
+        self._release_lock = threading.Lock()
         # A test hook: run every partition with this executor strategy wherever it can
         # (executor_choice.choose_executor). Set before the first run of a signature.
         self._executor_strategy: Optional[ExecutorStrategy] = None
@@ -190,16 +210,27 @@ class BaseSession:
 
     # -- lifetime ---------------------------------------------------------------------------------
     def close(self) -> None:
-        """Closes the session: cancels running steps and frees its devices' resources."""
+        """Closes the session: cancels running steps (each fails with CancelledError at its
+        next checkpoint, its blocked kernels woken) and frees its devices' resources and
+        threads once the last of them has left (never under a running step)."""
         if self._closed:
             return
-        self._closed = True
-        for state in list(self._active_steps):
-            state.record_error(errors.CancelledError(None, None, "Session has been closed."))
+        self._closed = True  # before looking at the running steps: see RunCallable.__call__
+        cancelled = errors.CancelledError(None, None, "Session has been closed.")
+        for step in list(self._running):
+            step.cancel(cancelled)
+        self._release_state()
+        _live_sessions.discard(self)
+
+    def _release_state(self) -> None:
+        """After close, once no step is running: the devices' resources and thread pools."""
+        with self._release_lock:
+            if self._released or self._running:
+                return
+            self._released = True
         self._device_mgr.shutdown()
         for d in self._device_mgr.devices:
             d.resource_manager.cleanup()
-        _live_sessions.discard(self)
 
     def __del__(self) -> None:
         try:

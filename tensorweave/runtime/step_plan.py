@@ -121,13 +121,14 @@ class StepPlan:
         self.num_ops = len(ops)
         self._graph_defs: Optional[list[Any]] = None
 
-    def run(self, step: StepContext, timeout: Optional[float], active: Any) -> list[Any]:
+    def run(self, step: StepContext) -> list[Any]:
+        """Runs the step (by `step.deadline`, if it has one) and returns the fetched values."""
         if self.single is not None:
-            values = self.single.run(step, timeout, active)
+            values = self.single.run(step)
         elif self.synchronous:
             values = run_in_order(self.runners, len(self.finishers), step)
         else:
-            values = run_partitions(self.runners, len(self.finishers), step, timeout, active, self.small_step)
+            values = run_partitions(self.runners, len(self.finishers), step, self.small_step)
         return [f(v) for f, v in zip(self.finishers, values)]
 
     def partition_graph_defs(self) -> list[Any]:
