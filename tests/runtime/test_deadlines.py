@@ -108,18 +108,28 @@ def timed_run(sess, fetch, feed=None, **kwargs):
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.__name__)
 @pytest.mark.parametrize("strategy", STRATEGIES, ids=str)
-@pytest.mark.parametrize("traced", [False, True], ids=["untraced", "traced"])
-def test_run_options_deadline_ends_the_step(case, strategy, traced):
+def test_run_options_deadline_ends_the_step(case, strategy):
     with tf.Graph().as_default():
         fetch, feed, devices = case()
         with session(devices, strategy) as sess:
-            options = tf.RunOptions(timeout_in_ms=500)
-            if traced:
-                options.trace_level = tf.RunOptions.FULL_TRACE
-            err, seconds = timed_run(sess, fetch, feed, options=options)
+            err, seconds = timed_run(sess, fetch, feed, options=tf.RunOptions(timeout_in_ms=500))
     assert type(err) is tf.errors.DeadlineExceededError
     assert err.message == tf_message("run_options_timeout")
     assert 0.45 <= seconds < 2.0  # TensorFlow: 0.51 s
+
+
+@pytest.mark.parametrize("case", [long_loop, nap_chain, blocked_dequeue, loop_across_devices],
+                         ids=lambda c: c.__name__)
+@pytest.mark.parametrize("strategy", STRATEGIES, ids=str)
+def test_traced_steps_end_at_their_deadline(case, strategy):
+    """FULL_TRACE steps run the tracing hooks (their own loop bodies): they stop as well."""
+    with tf.Graph().as_default():
+        fetch, feed, devices = case()
+        with session(devices, strategy) as sess:
+            options = tf.RunOptions(timeout_in_ms=300, trace_level=tf.RunOptions.FULL_TRACE)
+            err, seconds = timed_run(sess, fetch, feed, options=options)
+    assert type(err) is tf.errors.DeadlineExceededError
+    assert 0.27 <= seconds < 1.5
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES, ids=str)
