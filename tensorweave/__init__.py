@@ -104,3 +104,10 @@ from tensorweave.framework.importer import import_graph_def  # noqa: F401,E402
 from tensorweave.framework.meta_graph import MetaGraphDef  # noqa: F401,E402
 from tensorweave.framework.tensor_proto import make_ndarray, make_tensor_proto  # noqa: F401,E402
 from tensorweave.framework.tensor_util import get_static_value  # noqa: F401,E402
+from tensorweave import sparse  # noqa: F401,E402
+from tensorweave.ops.sparse.sparse_impl import (  # noqa: F401,E402
+    sparse_add, sparse_concat, sparse_fill_empty_rows, sparse_mask, sparse_matmul, sparse_maximum, sparse_minimum,
+    sparse_reduce_max, sparse_reduce_max_sparse, sparse_reduce_sum, sparse_reduce_sum_sparse, sparse_reorder,
+    sparse_reset_shape, sparse_reshape, sparse_retain, sparse_segment_mean, sparse_segment_sqrt_n,
+    sparse_segment_sum, sparse_slice, sparse_softmax, sparse_split, sparse_tensor_dense_matmul,
+    sparse_to_indicator, sparse_transpose)

@@ -57,7 +57,7 @@ TIER2: dict[str, set[str]] = {
 
     "readers": set(),
 
-    "sparse": set(),
+    "sparse": {"sparse_impl"},
 
     "sendrecv": set(),
 
