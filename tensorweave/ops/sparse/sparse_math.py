@@ -46,12 +46,12 @@ SparseAdd = define_op(
 
 
 def _union(a_idx: np.ndarray, a_val: np.ndarray, b_idx: np.ndarray, b_val: np.ndarray,
-           combine: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Indices in both operands, sorted; values `combine`d where both have one, else the one
-    present combined with zero."""
+           combine: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Indices in either operand, sorted; values `combine`d where both have one, else the one
+    present combined with zero; and which indices both operands hold."""
     both = np.concatenate([a_idx, b_idx], axis=0)
     if both.shape[0] == 0:
-        return both.astype(np.int64), np.concatenate([a_val, b_val])
+        return both.astype(np.int64), np.concatenate([a_val, b_val]), np.zeros(0, bool)
     keys, inverse = np.unique(both, axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
     dtype = np.result_type(a_val, b_val)
@@ -59,7 +59,11 @@ def _union(a_idx: np.ndarray, a_val: np.ndarray, b_idx: np.ndarray, b_val: np.nd
     right = np.zeros(keys.shape[0], dtype)
     np.add.at(left, inverse[:a_idx.shape[0]], a_val)
     np.add.at(right, inverse[a_idx.shape[0]:], b_val)
-    return keys.astype(np.int64), combine(left, right).astype(dtype)
+    in_a = np.zeros(keys.shape[0], bool)
+    in_a[inverse[:a_idx.shape[0]]] = True
+    in_b = np.zeros(keys.shape[0], bool)
+    in_b[inverse[a_idx.shape[0]:]] = True
+    return keys.astype(np.int64), combine(left, right).astype(dtype), in_a & in_b
 
 
 def _check_same_shape(a_shape: np.ndarray, b_shape: np.ndarray) -> None:
@@ -76,8 +80,8 @@ def _add_kernel(ctx: KernelContext) -> Callable:
         if np.ndim(thresh) != 0:
             raise invalid(f"The magnitude threshold must be a scalar: got shape {format_dims(np.shape(thresh))}")
         _check_same_shape(a_shape, b_shape)
-        idx, val = _union(a_idx, a_val, b_idx, b_val, np.add)
-        keep = np.abs(val) >= thresh
+        idx, val, summed = _union(a_idx, a_val, b_idx, b_val, np.add)
+        keep = ~summed | (np.abs(val) >= thresh)  # TF thresholds only the entries it summed
         return idx[keep], val[keep], a_shape.copy()
     return compute
 
@@ -115,9 +119,12 @@ SparseTensorDenseAdd = define_op(
 def _dense_add_kernel(ctx: KernelContext) -> Callable:
     def compute(a_idx: Any, a_val: Any, a_shape: Any, b: Any) -> Any:
         check_sparse_inputs(a_idx, a_val, a_shape, "a")
-        if tuple(int(d) for d in a_shape) != b.shape:
-            raise invalid(f"Dimension mismatch: a_shape and b.shape() do not match: a_shape = "
-                          f"{format_dims(a_shape)}, b.shape() = {format_dims(b.shape)}")
+        if a_shape.size != b.ndim:
+            raise invalid(f"Dimensionality mismatch: b has {b.ndim} dims but a_shape has {a_shape.size} elements")
+        for d, (sparse_side, dense_side) in enumerate(zip(a_shape, b.shape)):
+            if sparse_side != dense_side:
+                raise invalid(f"Dimension {d} does not equal (no broadcasting is supported): sparse side "
+                              f"{int(sparse_side)} vs dense side {dense_side}")
         bad = np.flatnonzero(np.any((a_idx < 0) | (a_idx >= a_shape), axis=1))
         if bad.size:
             i = int(bad[0])
@@ -286,11 +293,11 @@ def _sp_matmul_kernel(ctx: KernelContext) -> Callable:
                           f"{bm.shape[0]}.  Did you forget a transpose?  Dimensions of A: "
                           f"[{int(a_shape[0])}, {int(a_shape[1])}).  Dimensions of B: {format_dims(b.shape)}")
         rows, cols = a_idx[:, rows_col], a_idx[:, inner_col]
-        for name, which, limit in (("i", rows, out_rows), ("k", cols, inner)):
+        for name, which, limit in (("m", rows, out_rows), ("k", cols, inner)):
             bad = np.flatnonzero((which < 0) | (which >= limit))
             if bad.size:
                 j = int(bad[0])
-                col = rows_col if name == "i" else inner_col
+                col = rows_col if name == "m" else inner_col
                 raise invalid(f"{name} ({int(which[j])}) from index[{j},{col}] out of bounds (>={limit})")
         vals = np.conj(a_val) if adj_a else a_val
         out = np.zeros((out_rows, bm.shape[1]), dtype=np.result_type(a_val, b))
@@ -313,7 +320,7 @@ def _softmax_kernel(ctx: KernelContext) -> Callable:
     def compute(indices: Any, values: Any, shape: Any) -> Any:
         check_sparse_inputs(indices, values, shape)
         if shape.shape[0] < 2:
-            raise invalid(f"Input should have rank >= 2, but received shape: {format_dims(shape)}")
+            raise invalid(f"Input should have rank >= 2, but received shape: {' '.join(str(int(d)) for d in shape)}")
         if values.size == 0:
             return values.copy()
         _, group = np.unique(indices[:, :-1], axis=0, return_inverse=True)
@@ -349,7 +356,8 @@ def _minmax_kernel(combine: Any) -> Callable:
             check_sparse_inputs(a_idx, a_val, a_shape, "a")
             check_sparse_inputs(b_idx, b_val, b_shape, "b")
             _check_same_shape(a_shape, b_shape)
-            return _union(a_idx, a_val, b_idx, b_val, combine)  # a missing entry counts as 0
+            idx, val, _ = _union(a_idx, a_val, b_idx, b_val, combine)  # a missing entry counts as 0
+            return idx, val
         return compute
     return build
 

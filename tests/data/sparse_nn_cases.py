@@ -1,0 +1,187 @@
+"""Sparse and tf.nn programs written once for both libraries (issue 11):
+make_tf_sparse_nn_fixtures.py runs them under TensorFlow 2.21 (tf.compat.v1, graph mode) to record
+what it computes, tests/ops/sparse/test_sparse_fixtures.py and tests/ops/nn/test_nn_fixtures.py
+under tensorweave to compare. `tf` is either module.
+
+VALUES: name -> fn(tf) returning what to fetch (a tensor, SparseTensor, or a list of them).
+ERRORS: name -> fn(tf) returning a fetch whose run fails (TF's error class and message recorded).
+"""
+import numpy as np
+
+_RNG = np.random.RandomState(11)
+X34 = _RNG.uniform(-2, 2, (3, 4)).astype(np.float32)
+B42 = _RNG.uniform(-1, 1, (4, 2)).astype(np.float32)
+B32 = _RNG.uniform(-1, 1, (3, 2)).astype(np.float32)
+D35 = _RNG.uniform(-1, 1, (3, 5)).astype(np.float32)
+IMG = _RNG.uniform(-1, 1, (2, 6, 7, 3)).astype(np.float32)
+SEQ = _RNG.uniform(-1, 1, (2, 9, 3)).astype(np.float32)
+W1D = _RNG.uniform(-1, 1, (3, 3, 4)).astype(np.float32)
+WT = _RNG.uniform(-1, 1, (3, 3, 2, 3)).astype(np.float32)  # conv2d_transpose: [h, w, out, in]
+EMB = _RNG.uniform(-1, 1, (10, 4)).astype(np.float32)
+INPUTS = _RNG.uniform(-1, 1, (3, 4)).astype(np.float32)
+STEPS = [_RNG.uniform(-1, 1, (2, 3)).astype(np.float32) for _ in range(4)]
+
+
+def _sp(tf):
+    """A 3x4 float SparseTensor in canonical order."""
+    return tf.SparseTensor([[0, 1], [0, 3], [1, 0], [2, 2], [2, 3]], [1.5, -2.0, 3.0, 0.5, 4.0], [3, 4])
+
+
+def _sp_b(tf):
+    return tf.SparseTensor([[0, 1], [1, 1], [2, 3]], [-1.5, 2.0, 1.0], [3, 4])
+
+
+def _sp3(tf):
+    return tf.SparseTensor([[0, 0, 1], [0, 2, 0], [1, 1, 1], [1, 2, 0], [1, 2, 1]], [1., 2., 3., 4., 5.], [2, 3, 2])
+
+
+def _unordered(tf):
+    return tf.SparseTensor([[2, 2], [0, 3], [1, 0], [0, 1]], [0.5, -2.0, 3.0, 1.5], [3, 4])
+
+
+VALUES = {
+    # --- sparse -----------------------------------------------------------------------------
+    "sparse_to_dense": lambda tf: tf.sparse.to_dense(_sp(tf), default_value=-1.0),
+    "sparse_reorder": lambda tf: tf.sparse.reorder(_unordered(tf)),
+    "sparse_reorder_v1": lambda tf: tf.sparse_reorder(_unordered(tf)),
+    "sparse_reshape": lambda tf: tf.sparse.reshape(_sp(tf), [2, -1, 3]),
+    "sparse_reshape_v1": lambda tf: tf.sparse_reshape(_sp3(tf), [6, 2]),
+    "sparse_concat_axis1": lambda tf: tf.sparse_concat(1, [_sp(tf), _sp_b(tf)]),
+    "sparse_concat_axis0": lambda tf: tf.sparse.concat(0, [_sp(tf), _sp_b(tf)]),
+    "sparse_concat_expand": lambda tf: tf.sparse_concat(
+        1, [_sp(tf), tf.SparseTensor([[0, 0], [4, 1]], [7., 8.], [5, 2])], expand_nonconcat_dim=True),
+    "sparse_add_sparse": lambda tf: tf.sparse_add(_sp(tf), _sp_b(tf)),
+    "sparse_add_thresh": lambda tf: tf.sparse_add(_sp(tf), _sp_b(tf), thresh=0.6),
+    "sparse_add_threshold": lambda tf: tf.sparse.add(_sp(tf), _sp_b(tf), threshold=1.6),
+    "sparse_add_dense": lambda tf: tf.sparse_add(_sp(tf), tf.constant(X34)),
+    "sparse_add_dense_first": lambda tf: tf.sparse.add(tf.constant(X34), _sp(tf)),
+    "sparse_slice": lambda tf: tf.sparse_slice(_sp(tf), [0, 1], [2, 5]),
+    "sparse_slice_3d": lambda tf: tf.sparse.slice(_sp3(tf), [1, 1, 0], [1, 2, 2]),
+    "sparse_split_axis1": lambda tf: tf.sparse_split(sp_input=_sp(tf), num_split=3, axis=1),
+    "sparse_split_axis0": lambda tf: tf.sparse.split(sp_input=_sp(tf), num_split=2, axis=0),
+    "sparse_retain": lambda tf: tf.sparse_retain(_sp(tf), [True, False, True, False, True]),
+    "sparse_fill_empty_rows": lambda tf: list(tf.sparse_fill_empty_rows(
+        tf.SparseTensor([[0, 1], [2, 0], [2, 3], [4, 1]], [1., 2., 3., 4.], [6, 4]), -7.0)),
+    "sparse_reduce_sum_all": lambda tf: tf.sparse_reduce_sum(_sp(tf)),
+    "sparse_reduce_sum_axis1": lambda tf: tf.sparse.reduce_sum(_sp(tf), axis=1),
+    "sparse_reduce_sum_keep": lambda tf: tf.sparse_reduce_sum(_sp3(tf), [0, 2], keep_dims=True),
+    "sparse_reduce_sum_neg": lambda tf: tf.sparse.reduce_sum(_sp3(tf), -1),
+    "sparse_reduce_sum_sparse": lambda tf: tf.sparse_reduce_sum_sparse(_sp3(tf), 1),
+    "sparse_reduce_sum_sparse_keep": lambda tf: tf.sparse.reduce_sum_sparse(_sp3(tf), 1, keepdims=True),
+    "sparse_reduce_max": lambda tf: tf.sparse_reduce_max(_sp(tf), 1),
+    "sparse_reduce_max_all": lambda tf: tf.sparse.reduce_max(_sp(tf)),
+    "sparse_reduce_max_sparse": lambda tf: tf.sparse_reduce_max_sparse(_sp3(tf), [2]),
+    "sparse_dense_matmul": lambda tf: tf.sparse_tensor_dense_matmul(_sp(tf), tf.constant(B42)),
+    "sparse_dense_matmul_adj_a": lambda tf: tf.sparse.matmul(_sp(tf), tf.constant(B32), adjoint_a=True),
+    "sparse_dense_matmul_adj_b": lambda tf: tf.sparse.sparse_dense_matmul(
+        _sp(tf), tf.constant(B42.T.copy()), adjoint_b=True),
+    "sparse_dense_matmul_adj_both": lambda tf: tf.sparse_tensor_dense_matmul(
+        _sp(tf), tf.constant(B32.T.copy()), adjoint_a=True, adjoint_b=True),
+    "sparse_matmul": lambda tf: tf.sparse_matmul(tf.constant(X34), tf.constant(B42), a_is_sparse=True),
+    "sparse_matmul_t": lambda tf: tf.sparse_matmul(tf.constant(X34), tf.constant(X34), transpose_b=True),
+    "sparse_to_indicator": lambda tf: tf.sparse_to_indicator(
+        tf.SparseTensor([[0, 0], [0, 1], [1, 0], [1, 2], [2, 0]], tf.constant([2, 0, 4, 4, 1], tf.int64),
+                        [3, 3]), 5),
+    "sparse_transpose": lambda tf: tf.sparse_transpose(_sp(tf)),
+    "sparse_transpose_perm": lambda tf: tf.sparse.transpose(_sp3(tf), [2, 0, 1]),
+    "sparse_softmax": lambda tf: tf.sparse_softmax(_sp(tf)),
+    "sparse_softmax_3d": lambda tf: tf.sparse.softmax(_sp3(tf)),
+    "sparse_maximum": lambda tf: tf.sparse_maximum(_sp(tf), _sp_b(tf)),
+    "sparse_minimum": lambda tf: tf.sparse.minimum(_sp(tf), _sp_b(tf)),
+    "sparse_reset_shape": lambda tf: tf.sparse_reset_shape(_sp(tf), [5, 6]),
+    "sparse_reset_shape_tight": lambda tf: tf.sparse.reset_shape(_sp_b(tf)),
+    "sparse_from_dense": lambda tf: tf.sparse.from_dense(tf.constant([[0., 1.5, 0.], [2., 0., -1.]])),
+    "sparse_eye": lambda tf: tf.sparse.eye(3, 4),
+    "sparse_eye_square": lambda tf: tf.sparse.eye(2, dtype=tf.int32),
+    "sparse_mask": lambda tf: _parts(tf.sparse_mask(
+        tf.IndexedSlices(tf.constant(D35), tf.constant([4, 7, 9]), tf.constant([12, 5])), [7])),
+    "sparse_segment_sum": lambda tf: tf.sparse_segment_sum(tf.constant(D35), [0, 2, 1, 1], [0, 0, 2, 2]),
+    "sparse_segment_sum_n": lambda tf: tf.sparse.segment_sum(tf.constant(D35), [0, 2, 1], [0, 1, 1],
+                                                             num_segments=4),
+    "sparse_segment_mean": lambda tf: tf.sparse_segment_mean(tf.constant(D35), [0, 2, 1, 1], [0, 0, 2, 2]),
+    "sparse_segment_sqrt_n": lambda tf: tf.sparse_segment_sqrt_n(tf.constant(D35), [0, 2, 1], [0, 0, 0]),
+    "sparse_segment_mean_n": lambda tf: tf.sparse.segment_mean(tf.constant(D35), [2, 0], [1, 1],
+                                                               num_segments=3),
+    "sparse_grad_matmul": lambda tf: _grads(tf, lambda sp, b: tf.sparse_tensor_dense_matmul(sp, b) ** 2,
+                                            B42),
+    "sparse_grad_matmul_adj": lambda tf: _grads(
+        tf, lambda sp, b: tf.sparse_tensor_dense_matmul(sp, b, adjoint_a=True, adjoint_b=True) ** 2,
+        B32.T.copy()),
+    "sparse_grad_softmax": lambda tf: _grads(tf, lambda sp, b: tf.sparse.softmax(sp).values * tf.reshape(b, [-1])[:5], B42),
+    "sparse_grad_reduce_sum": lambda tf: _grads(
+        tf, lambda sp, b: tf.sparse.reduce_sum(sp, 1) * b[:3, 0], B42),
+    "sparse_grad_add": lambda tf: _grads(
+        tf, lambda sp, b: tf.sparse_add(sp, _sp_b(tf), thresh=0.6).values ** 2, B42),
+    "sparse_grad_dense_add": lambda tf: _grads(tf, lambda sp, b: tf.sparse_add(sp, b[:3, :] * 2.0) ** 2, X34),
+    "sparse_grad_fill": lambda tf: _grads(
+        tf, lambda sp, b: tf.sparse.fill_empty_rows(tf.sparse.slice(sp, [1, 0], [2, 2]), b[0, 0])[0].values
+        * tf.range(1.0, 3.0), B42),
+    "sparse_grad_reorder": lambda tf: _grads(
+        tf, lambda sp, b: tf.sparse.reorder(tf.SparseTensor(sp.indices[::-1], sp.values[::-1], sp.dense_shape))
+        .values * tf.range(1.0, 6.0), B42),
+    "sparse_grad_segment": lambda tf: _seg_grads(tf),
+}
+
+
+def _parts(slices):
+    return [slices.values, slices.indices]
+
+
+def _grads(tf, build, dense):
+    """d sum(build(sp, b)) / d (sp.values, b)."""
+    sp = _sp(tf)
+    b = tf.constant(dense)
+    y = tf.reduce_sum(build(sp, b))
+    return [g if g is not None else tf.constant(0.0) for g in tf.gradients(y, [sp.values, b])]
+
+
+def _seg_grads(tf):
+    data = tf.constant(D35)
+    y = (tf.reduce_sum(tf.sparse_segment_mean(data, [0, 2, 2], [0, 0, 1]) ** 2)
+         + tf.reduce_sum(tf.sparse_segment_sqrt_n(data, [1, 2], [0, 0]) ** 2)
+         + tf.reduce_sum(tf.sparse_segment_sum(data, [1, 1], [0, 1]) ** 2))
+    return tf.gradients(y, data)
+
+
+ERRORS = {
+    "sparse_dense_matmul_row_oob": lambda tf: tf.sparse_tensor_dense_matmul(
+        tf.SparseTensor([[0, 1], [5, 0]], [1., 2.], [3, 4]), tf.constant(B42)),
+    "sparse_dense_matmul_col_oob": lambda tf: tf.sparse_tensor_dense_matmul(
+        tf.SparseTensor([[0, 1], [1, 7]], [1., 2.], [3, 4]), tf.constant(B42)),
+    "sparse_to_dense_unordered": lambda tf: tf.sparse.to_dense(_unordered(tf)),
+    "sparse_to_dense_repeated": lambda tf: tf.sparse.to_dense(
+        tf.SparseTensor([[0, 1], [0, 1]], [1., 2.], [3, 4])),
+    "sparse_to_dense_oob": lambda tf: tf.sparse.to_dense(tf.SparseTensor([[0, 1], [3, 1]], [1., 2.], [3, 4])),
+    "sparse_softmax_rank1": lambda tf: tf.sparse.softmax(tf.SparseTensor([[1]], [1.], [3])),
+    "sparse_segment_bad_index": lambda tf: tf.sparse_segment_sum(tf.constant(D35), [0, 3], [0, 0]),
+    "sparse_segment_unsorted": lambda tf: tf.sparse_segment_sum(tf.constant(D35), [0, 1], [1, 0]),
+    "sparse_fill_empty_rows_oob": lambda tf: tf.sparse.fill_empty_rows(
+        tf.SparseTensor([[0, 1], [9, 0]], [1., 2.], [3, 4]), 0.0)[0].values,
+    "sparse_dense_add_shape": lambda tf: tf.sparse_add(_sp(tf), tf.placeholder_with_default(B42, None)),
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Comparing a run against the recorded fixture (used by the tests)
+# ---------------------------------------------------------------------------------------------
+def assert_matches(expected, got, path="out"):
+    """`got` (what tensorweave's session returned) equals the encoded `expected`: float32 to
+    rtol 1e-5, everything else exactly, with the same dtype and shape."""
+    if isinstance(expected, list):
+        assert isinstance(got, (list, tuple)), f"{path}: expected a list, got {type(got).__name__}"
+        assert len(got) == len(expected), f"{path}: {len(got)} parts, expected {len(expected)}"
+        for i, (e, g) in enumerate(zip(expected, got)):
+            assert_matches(e, g, f"{path}[{i}]")
+        return
+    if "sparse" in expected:
+        assert hasattr(got, "dense_shape"), f"{path}: expected a sparse value, got {type(got).__name__}"
+        assert_matches(expected["sparse"], list(got), path)
+        return
+    a = np.asarray(got)
+    want = np.array(expected["data"], dtype=expected["dtype"]).reshape(expected["shape"])
+    assert a.dtype == want.dtype, f"{path}: dtype {a.dtype}, expected {want.dtype}"
+    assert a.shape == want.shape, f"{path}: shape {a.shape}, expected {want.shape}"
+    if a.dtype.kind == "f":
+        np.testing.assert_allclose(a, want, rtol=1e-5, atol=1e-6, err_msg=path)
+    else:
+        np.testing.assert_array_equal(a, want, err_msg=path)
