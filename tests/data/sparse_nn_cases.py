@@ -107,7 +107,8 @@ VALUES = {
     "sparse_grad_matmul_adj": lambda tf: _grads(
         tf, lambda sp, b: tf.sparse_tensor_dense_matmul(sp, b, adjoint_a=True, adjoint_b=True) ** 2,
         B32.T.copy()),
-    "sparse_grad_softmax": lambda tf: _grads(tf, lambda sp, b: tf.sparse.softmax(sp).values * tf.reshape(b, [-1])[:5], B42),
+    "sparse_grad_softmax": lambda tf: _grads(
+        tf, lambda sp, b: tf.sparse.softmax(sp).values * tf.reshape(b, [-1])[:5], B42),
     "sparse_grad_reduce_sum": lambda tf: _grads(
         tf, lambda sp, b: tf.sparse.reduce_sum(sp, 1) * b[:3, 0], B42),
     "sparse_grad_add": lambda tf: _grads(
