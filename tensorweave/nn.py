@@ -10,3 +10,7 @@ from tensorweave.ops.nn import (  # noqa: F401
     sigmoid_cross_entropy_with_logits, softmax, softmax_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits_v2, softplus, softsign, sparse_softmax_cross_entropy_with_logits,
     static_rnn, tanh, top_k, weighted_cross_entropy_with_logits, xw_plus_b, zero_fraction)
+from tensorweave.ops.nn import (  # noqa: F401
+    atrous_conv2d_transpose, compute_accidental_hits, crelu, fixed_unigram_candidate_sampler,
+    log_poisson_loss, log_uniform_candidate_sampler, nce_loss, normalize_moments, pool, sampled_softmax_loss,
+    static_bidirectional_rnn, sufficient_statistics, swish, uniform_candidate_sampler, weighted_moments)

@@ -2,8 +2,9 @@
 and pooling, and the libraries built on them (embedding lookup, RNNs and cells, `tf.losses`).
 
 Tier 1 (op declarations, kernels, 1:1 wrappers): nn_ops, cross_entropy, normalization, conv,
-depthwise_conv, pooling. Tier 2 (composites over other families): nn_impl, embedding, rnn,
-rnn_cell, losses. Gradients: grad.py. The family's public names are re-exported here.
+depthwise_conv, pooling, candidate_sampling. Tier 2 (composites over other families): nn_impl,
+embedding, rnn, rnn_cell, losses, statistics, sampled_losses, pool_nd. Gradients: grad.py. The
+family's public names are re-exported here.
 """
 from tensorweave.ops.math.elementwise import sigmoid, tanh
 from tensorweave.ops.nn import rnn_cell
@@ -33,6 +34,16 @@ from tensorweave.ops.nn.pooling import (  # noqa: F401  (op definitions too)
     avg_pool, avg_pool2d, AvgPool, AvgPoolGrad, max_pool, max_pool2d, max_pool_v2, MaxPool, MaxPoolGrad,
     MaxPoolGradGrad, MaxPoolGradGradV2, MaxPoolGradV2, MaxPoolV2)
 from tensorweave.ops.nn.rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_rnn
+from tensorweave.ops.nn.rnn import static_bidirectional_rnn
+from tensorweave.ops.nn.conv import atrous_conv2d_transpose
+from tensorweave.ops.nn.nn_impl import crelu, log_poisson_loss, swish
+from tensorweave.ops.nn.statistics import normalize_moments, sufficient_statistics, weighted_moments
+from tensorweave.ops.nn.pool_nd import pool
+from tensorweave.ops.nn.candidate_sampling import (  # noqa: F401  (op definitions too)
+    compute_accidental_hits, ComputeAccidentalHits, fixed_unigram_candidate_sampler,
+    FixedUnigramCandidateSampler, log_uniform_candidate_sampler, LogUniformCandidateSampler,
+    uniform_candidate_sampler, UniformCandidateSampler)
+from tensorweave.ops.nn.sampled_losses import nce_loss, sampled_softmax_loss
 
 __all__ = [
     "relu", "relu6", "elu", "selu", "softplus", "softsign", "leaky_relu", "sigmoid", "tanh", "softmax",
@@ -46,4 +57,8 @@ __all__ = [
     "depthwise_conv2d_native_backprop_filter", "separable_conv2d", "max_pool", "max_pool2d", "max_pool_v2",
     "avg_pool", "avg_pool2d", "embedding_lookup", "embedding_lookup_sparse", "dynamic_rnn", "static_rnn",
     "bidirectional_dynamic_rnn", "rnn_cell",
+    "static_bidirectional_rnn", "atrous_conv2d_transpose", "crelu", "log_poisson_loss", "swish",
+    "normalize_moments", "sufficient_statistics", "weighted_moments", "pool", "compute_accidental_hits",
+    "fixed_unigram_candidate_sampler", "log_uniform_candidate_sampler", "uniform_candidate_sampler", "nce_loss",
+    "sampled_softmax_loss",
 ]

@@ -32,7 +32,7 @@ from tensorweave.ops.kernels.intra_op import ChunkRunner
 from tensorweave.ops._util import format_dims
 
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv2d_transpose",
-           "atrous_conv2d"]
+           "atrous_conv2d", "atrous_conv2d_transpose"]
 
 _CONV_ATTRS = ["strides: list(int)", "use_cudnn_on_gpu: bool = true",
                "padding: {'SAME', 'VALID', 'EXPLICIT'}", "explicit_paddings: list(int) = []",
@@ -410,3 +410,22 @@ def atrous_conv2d(value: Any, filters: Any, rate: int, padding: str, name: Optio
         raise ValueError(f"rate {rate} cannot be less than one")
     return apply_op(Conv2D, name=name, input=value, filter=filters,
                     **window_kwargs(1, padding, "NHWC", [1, int(rate), int(rate), 1]))
+
+
+def atrous_conv2d_transpose(value: Any, filters: Any, output_shape: Any, rate: int, padding: str,
+                            name: Optional[str] = None) -> Any:
+    """The transpose of atrous_conv2d: conv2d_backprop_input of `value` with `filters`
+    [height, width, out_channels, in_channels] dilated by `rate`, producing `output_shape`."""
+    with name_scope(name, "atrous_conv2d_transpose", [value, filters, output_shape]) as scope:
+        value, filters = convert_to_tensor(value, name="value"), convert_to_tensor(filters, name="filters")
+        if value.shape.ndims == 4 and filters.shape.ndims == 4 and \
+                not value.shape[3].is_compatible_with(filters.shape[3]):
+            raise ValueError(f"value's input channels does not match filters' input channels, "
+                             f"{value.shape[3].value} != {filters.shape[3].value}")
+        if int(rate) < 1:
+            raise ValueError(f"rate {rate} cannot be less than one")
+        if padding not in ("SAME", "VALID"):
+            raise ValueError(f"padding must be either VALID or SAME: {padding}")
+        return apply_op(Conv2DBackpropInput, name=scope, input_sizes=output_shape, filter=filters,
+                        out_backprop=value,
+                        **window_kwargs(1, padding, "NHWC", [1, int(rate), int(rate), 1]))

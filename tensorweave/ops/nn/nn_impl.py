@@ -26,7 +26,7 @@ from tensorweave.framework.op_def import OpDef
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops.array.creation import zeros_like
-from tensorweave.ops.array.joining import stack
+from tensorweave.ops.array.joining import concat, stack
 from tensorweave.ops.array.shaping import (
     expand_dims, identity, reshape, shape, size, squeeze, stop_gradient)
 from tensorweave.ops.array.transposition import transpose
@@ -35,8 +35,8 @@ from tensorweave.ops.linalg.linalg_impl import matmul
 from tensorweave.ops.math.cast import cast
 from tensorweave.ops.math.math_impl import where, where_v2
 from tensorweave.ops.math.elementwise import (  # noqa: A004  (tf.abs)
-    abs, add, exp, greater_equal, log1p, maximum, multiply, realdiv, rsqrt, square, squared_difference,
-    subtract)
+    abs, add, exp, greater_equal, less_equal, log, log1p, logical_and, maximum, multiply, negative, realdiv,
+    rsqrt, sigmoid, square, squared_difference, subtract)
 from tensorweave.ops.math.reduction import count_nonzero, reduce_mean, reduce_sum
 from tensorweave.ops.nn.conv import Conv2D, conv2d, pick
 from tensorweave.ops.nn.cross_entropy import (
@@ -48,7 +48,7 @@ __all__ = ["leaky_relu", "softmax", "log_softmax", "xw_plus_b", "relu_layer", "d
            "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2",
            "sparse_softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
            "weighted_cross_entropy_with_logits", "moments", "batch_normalization", "l2_normalize",
-           "conv1d", "convolution"]
+           "conv1d", "convolution", "swish", "crelu", "log_poisson_loss"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -449,3 +449,44 @@ def convolution(input: Any, filter: Any = None, padding: Any = None, strides: An
                       dilations=spatial_rates)
     return conv2d(x, f, spatial_strides, padding, data_format=data_format or "NHWC", dilations=spatial_rates,
                   name=name or "convolution")
+
+
+# ---------------------------------------------------------------------------------------------
+# More activations and losses (issue 11)
+# ---------------------------------------------------------------------------------------------
+def swish(features: Any, name: Optional[str] = None) -> Any:
+    """x * sigmoid(x) (tf.nn.swish); its gradient is sigmoid(x) * (1 + x * (1 - sigmoid(x)))."""
+    with name_scope(name, "swish", [features]):
+        features = convert_to_tensor(features, name="features")
+        return multiply(features, sigmoid(features))
+
+
+def crelu(features: Any, name: Optional[str] = None, axis: int = -1) -> Any:
+    """Concatenated ReLU: relu(concat([x, -x], axis)), doubling that axis."""
+    with name_scope(name, "CRelu", [features]) as scope:
+        features = convert_to_tensor(features, name="features")
+        c = concat([features, negative(features)], axis, name=scope)
+        return relu(c)
+
+
+def log_poisson_loss(targets: Any, log_input: Any, compute_full_loss: bool = False,
+                     name: Optional[str] = None) -> Any:
+    """The Poisson negative log likelihood of `targets` given log rates: exp(log_input) -
+    log_input * targets, plus, with `compute_full_loss`, Stirling's approximation of
+    log(targets!) for targets > 1."""
+    with name_scope(name, "log_poisson_loss", [log_input, targets]) as scope:
+        log_input = convert_to_tensor(log_input, name="log_input")
+        targets = convert_to_tensor(targets, name="targets")
+        if not log_input.shape.is_compatible_with(targets.shape):
+            raise ValueError(f"log_input and targets must have the same shape ({log_input.shape} vs "
+                             f"{targets.shape})")
+        result = subtract(exp(log_input), log_input * targets, name=None if compute_full_loss else scope)
+        if compute_full_loss:
+            dtype = targets.dtype
+            half = convert_to_tensor(0.5, dtype=dtype)
+            two_pi = convert_to_tensor(2 * np.pi, dtype=dtype)
+            stirling = targets * log(targets) - targets + half * log(two_pi * targets)
+            zeros, ones = zeros_like(targets), convert_to_tensor(1, dtype=dtype) + zeros_like(targets)
+            small = logical_and(greater_equal(targets, zeros), less_equal(targets, ones))
+            result = add(result, where_v2(small, zeros, stirling), name=scope)
+        return result

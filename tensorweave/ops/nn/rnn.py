@@ -10,7 +10,7 @@ from typing import Any, Optional, Sequence
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.ops.array.creation import zeros, zeros_like
-from tensorweave.ops.array.joining import stack
+from tensorweave.ops.array.joining import concat, stack, unstack
 from tensorweave.ops.array.reverse_sequence import reverse_sequence
 from tensorweave.ops.array.shaping import identity, shape
 from tensorweave.ops.array.slicing import reverse
@@ -24,7 +24,7 @@ from tensorweave.ops.control_flow.tensor_array import TensorArray
 from tensorweave.ops.control_flow.while_loop import while_loop
 from tensorweave.ops.state.variable_scope import variable_scope
 
-__all__ = ["dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn"]
+__all__ = ["dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn"]
 
 
 def _check_cell(cell: Any) -> None:
@@ -207,3 +207,43 @@ def bidirectional_dynamic_rnn(cell_fw: Any, cell_bw: Any, inputs: Any, sequence_
                                                      time_major, scope=bw_scope)
     return (output_fw, reverse_all(reversed_outputs)), (state_fw, state_bw)
 
+
+
+def _reverse_steps(steps: Sequence[Any], sequence_length: Any) -> list[Any]:
+    """A list of time steps reversed, each row only within its sequence_length (TF's _reverse_seq)."""
+    if sequence_length is None:
+        return list(reversed(steps))
+    flat_steps = [nest.flatten(step) for step in steps]
+    results: list[list[Any]] = [[] for _ in steps]
+    for parts in zip(*flat_steps):
+        reversed_parts = unstack(reverse_sequence(stack(list(parts)), sequence_length, seq_axis=0, batch_axis=1))
+        for r, part, result in zip(reversed_parts, parts, results):
+            r.set_shape(convert_to_tensor(part).shape)
+            result.append(r)
+    return [_pack(step, flat) for step, flat in zip(steps, results)]
+
+
+def static_bidirectional_rnn(cell_fw: Any, cell_bw: Any, inputs: Sequence[Any], initial_state_fw: Any = None,
+                             initial_state_bw: Any = None, dtype: Any = None, sequence_length: Any = None,
+                             scope: Any = None) -> tuple[list[Any], Any, Any]:
+    """A forward and a backward static_rnn over a list of [batch, depth] inputs (variables under
+    bidirectional_rnn/fw and bidirectional_rnn/bw); each step's outputs are the two directions'
+    outputs concatenated on depth. Returns (outputs, output_state_fw, output_state_bw)."""
+    _check_cell(cell_fw)
+    _check_cell(cell_bw)
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError("inputs must be a list")
+    if not inputs:
+        raise ValueError("inputs must not be empty")
+    with variable_scope(scope or "bidirectional_rnn"):
+        with variable_scope("fw") as fw_scope:
+            output_fw, state_fw = static_rnn(cell_fw, inputs, initial_state_fw, dtype, sequence_length,
+                                             scope=fw_scope)
+        with variable_scope("bw") as bw_scope:
+            reversed_inputs = _reverse_steps(inputs, sequence_length)
+            tmp, state_bw = static_rnn(cell_bw, reversed_inputs, initial_state_bw, dtype, sequence_length,
+                                       scope=bw_scope)
+    output_bw = _reverse_steps(tmp, sequence_length)
+    outputs = [_pack(fw, [concat([f, b], 1) for f, b in zip(nest.flatten(fw), nest.flatten(bw))])
+               for fw, bw in zip(output_fw, output_bw)]
+    return outputs, state_fw, state_bw

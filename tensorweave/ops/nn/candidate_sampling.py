@@ -1,0 +1,210 @@
+"""Candidate samplers for sampled losses (TF1's candidate_sampling_ops): the ops
+UniformCandidateSampler, LogUniformCandidateSampler, FixedUnigramCandidateSampler (its `unigrams`
+attr; no vocabulary file), ComputeAccidentalHits, and their wrappers.
+
+Each sampler draws `num_sampled` classes in [0, range_max) (all distinct with `unique`) and
+returns TF's expected counts: p * num_sampled without `unique`, else 1 - (1 - p) ** num_tries,
+with num_tries the draws it took to find the distinct ones (TF's RangeSampler). The draws come
+from a NumPy generator keyed by the op's (seed, seed2), persistent per kernel like TF's, so a
+seeded sampler repeats its sequence in every session; the sequence is not TF's own Philox one.
+"""
+from __future__ import annotations
+
+import secrets
+import threading
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from tensorweave.framework import random_seed
+from tensorweave.framework.graph import Operation
+from tensorweave.framework.kernel_contract import KernelContext
+from tensorweave.framework.op_def import define_op
+from tensorweave.framework.op_def_library import apply_op
+from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.framework.tensor_shape import TensorShape
+from tensorweave.framework import dtypes as _dtypes
+from tensorweave.ops._util import format_dims, invalid
+
+__all__ = ["uniform_candidate_sampler", "log_uniform_candidate_sampler", "fixed_unigram_candidate_sampler",
+           "compute_accidental_hits"]
+
+
+def _sampler_shape(op: Operation) -> list[TensorShape]:
+    true = op.inputs[0].shape.with_rank(2)
+    num_true, num_sampled = op.get_attr("num_true"), op.get_attr("num_sampled")
+    true.dims[1].merge_with(num_true)
+    return [TensorShape([num_sampled]), TensorShape([true.dims[0], num_true]), TensorShape([num_sampled])]
+
+
+_COMMON = ["num_true: int >= 1", "num_sampled: int >= 1", "unique: bool", "range_max: int >= 1",
+           "seed: int = 0", "seed2: int = 0"]
+_OUTPUTS = ["sampled_candidates: int64", "true_expected_count: float", "sampled_expected_count: float"]
+UniformCandidateSampler = define_op("UniformCandidateSampler", inputs=["true_classes: int64"], outputs=_OUTPUTS,
+                                    attrs=_COMMON, shape_fn=_sampler_shape, is_stateful=True)
+LogUniformCandidateSampler = define_op("LogUniformCandidateSampler", inputs=["true_classes: int64"],
+                                       outputs=_OUTPUTS, attrs=_COMMON, shape_fn=_sampler_shape, is_stateful=True)
+FixedUnigramCandidateSampler = define_op(
+    "FixedUnigramCandidateSampler", inputs=["true_classes: int64"], outputs=_OUTPUTS,
+    attrs=_COMMON + ["vocab_file: string = ''", "distortion: float = 1.0", "num_reserved_ids: int = 0",
+                     "num_shards: int >= 1 = 1", "shard: int >= 0 = 0", "unigrams: list(float) = []"],
+    shape_fn=_sampler_shape, is_stateful=True)
+for _op in (UniformCandidateSampler, LogUniformCandidateSampler, FixedUnigramCandidateSampler):
+    _op.not_differentiable()
+
+
+class _Stream:
+    """A kernel's random stream: keyed by (seed, seed2), or fresh when both are 0; a lock
+    because concurrent steps share the kernel."""
+
+    def __init__(self, seed: int, seed2: int) -> None:
+        if seed == 0 and seed2 == 0:
+            seed, seed2 = secrets.randbits(63), secrets.randbits(63)
+        self.rng = np.random.Generator(np.random.PCG64([seed & (2**63 - 1), seed2 & (2**63 - 1)]))
+        self.lock = threading.Lock()
+
+
+def _expected(p: np.ndarray, num_sampled: int, num_tries: int) -> np.ndarray:
+    if num_tries == num_sampled:  # always so without `unique`
+        return (p * num_sampled).astype(np.float32)
+    return (-np.expm1(num_tries * np.log1p(-p.astype(np.float64)))).astype(np.float32)
+
+
+def _draw(rng: np.random.Generator, probs: np.ndarray, num: int, unique: bool) -> tuple[np.ndarray, int]:
+    """`num` classes drawn by `probs` (distinct with `unique`) and the number of draws made."""
+    if not unique:
+        return rng.choice(probs.size, size=num, p=probs).astype(np.int64), num
+    picked: list[int] = []
+    seen: set[int] = set()
+    tries = 0
+    while len(picked) < num:
+        batch = rng.choice(probs.size, size=max(2 * (num - len(picked)), 16), p=probs)
+        for value in batch.tolist():
+            tries += 1
+            if value not in seen:
+                seen.add(value)
+                picked.append(value)
+                if len(picked) == num:
+                    break
+    return np.array(picked, np.int64), tries
+
+
+def _sampler_kernel(probabilities: Callable[[KernelContext], np.ndarray]) -> Callable:
+    def build(ctx: KernelContext) -> Callable:
+        num_true, num_sampled, unique = ctx.attr("num_true"), ctx.attr("num_sampled"), ctx.attr("unique")
+        range_max = ctx.attr("range_max")
+        if unique and num_sampled > range_max:
+            raise invalid("Sampler's range is too small.")
+        probs = probabilities(ctx)
+        stream = _Stream(ctx.attr("seed"), ctx.attr("seed2"))
+
+        def compute(true_classes: Any) -> Any:
+            if true_classes.ndim != 2 or true_classes.shape[1] != num_true:
+                raise invalid(f"true_classes must be a matrix with num_true={num_true} columns, got shape "
+                              f"{format_dims(true_classes.shape)}")
+            with stream.lock:
+                sampled, tries = _draw(stream.rng, probs, num_sampled, unique)
+            inside = (true_classes >= 0) & (true_classes < range_max)
+            p_true = np.where(inside, probs[np.clip(true_classes, 0, range_max - 1)], 0.0)
+            return sampled, _expected(p_true, num_sampled, tries), _expected(probs[sampled], num_sampled, tries)
+        return compute
+    return build
+
+
+def _uniform_probs(ctx: KernelContext) -> np.ndarray:
+    n = ctx.attr("range_max")
+    return np.full(n, 1.0 / n)
+
+
+def _log_uniform_probs(ctx: KernelContext) -> np.ndarray:
+    """P(k) = log((k + 2) / (k + 1)) / log(range_max + 1): Zipf-like, for frequency-sorted ids."""
+    n = ctx.attr("range_max")
+    k = np.arange(n, dtype=np.float64)
+    p = np.log((k + 2) / (k + 1)) / np.log(n + 1)
+    return p / p.sum()
+
+
+def _unigram_probs(ctx: KernelContext) -> np.ndarray:
+    n, unigrams = ctx.attr("range_max"), list(ctx.attr("unigrams"))
+    if ctx.attr("vocab_file"):
+        raise invalid("FixedUnigramCandidateSampler: vocab_file is not supported here; pass unigrams")
+    reserved = ctx.attr("num_reserved_ids")
+    weights = np.array([0.0] * reserved + unigrams, np.float64) ** ctx.attr("distortion")
+    if weights.size != n:
+        raise invalid(f"Range max ({n}) does not equal the number of weights ({weights.size})")
+    return weights / weights.sum()
+
+
+UniformCandidateSampler.kernel()(_sampler_kernel(_uniform_probs))
+LogUniformCandidateSampler.kernel()(_sampler_kernel(_log_uniform_probs))
+FixedUnigramCandidateSampler.kernel()(_sampler_kernel(_unigram_probs))
+
+
+def _sample(op: Any, true_classes: Any, num_true: int, num_sampled: int, unique: bool, range_max: int,
+            seed: Optional[int], name: Optional[str], **extra: Any) -> Any:
+    seed1, seed2 = random_seed.get_seed(seed)
+    true_classes = convert_to_tensor(true_classes, dtype=_dtypes.int64, name="true_classes")
+    return tuple(apply_op(op, name=name, true_classes=true_classes, num_true=num_true, num_sampled=num_sampled,
+                          unique=unique, range_max=range_max, seed=seed1, seed2=seed2, **extra))
+
+
+def uniform_candidate_sampler(true_classes: Any, num_true: int, num_sampled: int, unique: bool, range_max: int,
+                              seed: Optional[int] = None, name: Optional[str] = None) -> Any:
+    """(sampled_candidates, true_expected_count, sampled_expected_count), classes drawn
+    uniformly from [0, range_max)."""
+    return _sample(UniformCandidateSampler, true_classes, num_true, num_sampled, unique, range_max, seed, name)
+
+
+def log_uniform_candidate_sampler(true_classes: Any, num_true: int, num_sampled: int, unique: bool,
+                                  range_max: int, seed: Optional[int] = None, name: Optional[str] = None) -> Any:
+    """Classes drawn with P(k) = log((k + 2) / (k + 1)) / log(range_max + 1) (ids sorted by
+    decreasing frequency, as word2vec's)."""
+    return _sample(LogUniformCandidateSampler, true_classes, num_true, num_sampled, unique, range_max, seed, name)
+
+
+def fixed_unigram_candidate_sampler(true_classes: Any, num_true: int, num_sampled: int, unique: bool,
+                                    range_max: int, vocab_file: str = "", distortion: float = 1.0,
+                                    num_reserved_ids: int = 0, num_shards: int = 1, shard: int = 0,
+                                    unigrams: Any = (), seed: Optional[int] = None,
+                                    name: Optional[str] = None) -> Any:
+    """Classes drawn by the given `unigrams` weights raised to `distortion`."""
+    return _sample(FixedUnigramCandidateSampler, true_classes, num_true, num_sampled, unique, range_max, seed,
+                   name, vocab_file=vocab_file, distortion=distortion, num_reserved_ids=num_reserved_ids,
+                   num_shards=num_shards, shard=shard, unigrams=list(unigrams))
+
+
+# ---------------------------------------------------------------------------------------------
+# ComputeAccidentalHits
+# ---------------------------------------------------------------------------------------------
+ComputeAccidentalHits = define_op(
+    "ComputeAccidentalHits", inputs=["true_classes: int64", "sampled_candidates: int64"],
+    outputs=["indices: int32", "ids: int64", "weights: float"],
+    attrs=["num_true: int", "seed: int = 0", "seed2: int = 0"],
+    shape_fn=lambda op: [TensorShape([None])] * 3)
+ComputeAccidentalHits.not_differentiable()
+
+
+@ComputeAccidentalHits.kernel()
+def _accidental_hits_kernel(ctx: KernelContext) -> Callable:
+    num_true = ctx.attr("num_true")
+
+    def compute(true_classes: Any, sampled: Any) -> Any:
+        if true_classes.ndim != 2 or true_classes.shape[1] != num_true:
+            raise invalid(f"true_classes must be a matrix with num_true={num_true} columns")
+        if sampled.ndim != 1:
+            raise invalid("sampled_candidates must be a vector")
+        # hit[i, j]: sampled[j] is one of row i's true classes (row-major order, as TF emits them)
+        hit = np.any(true_classes[:, :, None] == sampled[None, None, :], axis=1)
+        rows, cols = np.nonzero(hit)
+        weights = np.full(rows.size, -np.finfo(np.float32).max, np.float32)
+        return rows.astype(np.int32), cols.astype(np.int64), weights
+    return compute
+
+
+def compute_accidental_hits(true_classes: Any, sampled_candidates: Any, num_true: int,
+                            seed: Optional[int] = None, name: Optional[str] = None) -> Any:
+    """(indices, ids, weights): for each row i and sampled position j where
+    sampled_candidates[j] is a true class of row i, weight -FLT_MAX (to cancel that logit)."""
+    seed1, seed2 = random_seed.get_seed(seed)
+    return tuple(apply_op(ComputeAccidentalHits, name=name, true_classes=true_classes,
+                          sampled_candidates=sampled_candidates, num_true=num_true, seed=seed1, seed2=seed2))
