@@ -48,16 +48,17 @@ def run(build):
             return sess.run(fetch)
 
 
-def main(out_dir):
-    values = {name: encode(run(build)) for name, build in sparse_nn_cases.VALUES.items()}
+def main(out_dir, cases=sparse_nn_cases.VALUES, errors_cases=sparse_nn_cases.ERRORS,
+         file_name="tf_sparse_nn_expected.json"):
+    values = {name: encode(run(build)) for name, build in cases.items()}
     errors = {}
-    for name, build in sparse_nn_cases.ERRORS.items():
+    for name, build in errors_cases.items():
         try:
             run(build)
             errors[name] = {"class": None}
         except Exception as e:  # noqa: BLE001  (recording what TF raised)
             errors[name] = {"class": type(e).__name__, "message": _message(e)}
-    with open(os.path.join(out_dir, "tf_sparse_nn_expected.json"), "w") as f:
+    with open(os.path.join(out_dir, file_name), "w") as f:
         json.dump({"values": values, "errors": errors}, f, indent=0, sort_keys=True)
 
 

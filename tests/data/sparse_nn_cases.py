@@ -1,6 +1,6 @@
 """Sparse and tf.nn programs written once for both libraries (issue 11):
 make_tf_sparse_nn_fixtures.py runs them under TensorFlow 2.21 (tf.compat.v1, graph mode) to record
-what it computes, tests/ops/sparse/test_sparse_fixtures.py and tests/ops/nn/test_nn_fixtures.py
+what it computes (TF215_VALUES: make_tf215_birnn_fixtures.py under TensorFlow 2.15), tests/ops/sparse/test_sparse_fixtures.py and tests/ops/nn/test_nn_fixtures.py
 under tensorweave to compare. `tf` is either module.
 
 VALUES: name -> fn(tf) returning what to fetch (a tensor, SparseTensor, or a list of them).
@@ -122,6 +122,114 @@ VALUES = {
         .values * tf.range(1.0, 6.0), B42),
     "sparse_grad_segment": lambda tf: _seg_grads(tf),
 }
+
+
+# --- tf.nn --------------------------------------------------------------------------------------
+SAMPLED = (np.array([0, 4, 9, 2], np.int64), np.array([[0.3], [0.2], [0.1]], np.float32),
+           np.array([0.5, 0.2, 0.1, 0.3], np.float32))
+SAMPLED2 = (np.array([0, 4, 9, 2, 6], np.int64), np.array([[0.3, 0.2], [0.2, 0.1], [0.1, 0.4]], np.float32),
+            np.array([0.5, 0.2, 0.1, 0.3, 0.25], np.float32))
+
+
+def _sampled(tf, fn, labels, sampled, **kwargs):
+    inputs = tf.constant(INPUTS)
+    weights = tf.constant(EMB)
+    biases = tf.constant(np.linspace(-0.5, 0.5, 10).astype(np.float32))
+    loss = fn(weights=weights, biases=biases, labels=tf.constant(labels, tf.int64), inputs=inputs,
+              num_sampled=len(sampled[0]), num_classes=10, num_true=len(labels[0]),
+              sampled_values=tuple(tf.constant(v) for v in sampled), **kwargs)
+    grads = tf.gradients(tf.reduce_sum(loss), [inputs, weights])
+    return [loss, grads[0], tf.convert_to_tensor(grads[1])]
+
+
+def _birnn(tf, sequence_length):
+    init = tf.random_uniform_initializer(-0.5, 0.5, seed=3)
+    with tf.variable_scope("model", initializer=init):
+        outputs, state_fw, state_bw = tf.nn.static_bidirectional_rnn(
+            tf.nn.rnn_cell.BasicLSTMCell(3), tf.nn.rnn_cell.GRUCell(2), [tf.constant(s) for s in STEPS],
+            dtype=tf.float32, sequence_length=sequence_length)
+    return [outputs, list(state_fw), state_bw]
+
+
+def _moments_grads(tf):
+    x = tf.constant(X34)
+    mean, var = tf.nn.weighted_moments(x, [1], tf.constant([[1.], [2.], [0.5]]))
+    counts, m_ss, v_ss, _ = tf.nn.sufficient_statistics(x, [0], shift=0.5)
+    m2, v2 = tf.nn.normalize_moments(counts, m_ss, v_ss, 0.5)
+    y = tf.reduce_sum(mean * var) + tf.reduce_sum(m2 * v2) + tf.reduce_sum(tf.nn.swish(x) ** 2)
+    return tf.gradients(y, x)
+
+
+NN_VALUES = {
+    "nn_swish": lambda tf: tf.nn.swish(tf.constant(X34)),
+    "nn_crelu": lambda tf: tf.nn.crelu(tf.constant(X34)),
+    "nn_crelu_axis0": lambda tf: tf.nn.crelu(tf.constant(X34), axis=0),
+    "nn_moments_shift_keep": lambda tf: list(tf.nn.moments(tf.constant(IMG), [0, 1, 2], shift=0.3, keep_dims=True)),
+    "nn_weighted_moments": lambda tf: list(tf.nn.weighted_moments(
+        tf.constant(X34), [1], tf.constant([[1.], [2.], [0.5]]))),
+    "nn_weighted_moments_keep": lambda tf: list(tf.nn.weighted_moments(
+        tf.constant(X34), [0, 1], tf.constant(np.arange(12, dtype=np.float32).reshape(3, 4)), keep_dims=True)),
+    "nn_sufficient_statistics": lambda tf: list(tf.nn.sufficient_statistics(tf.constant(IMG), [0, 1, 2])[:3]),
+    "nn_sufficient_statistics_shift": lambda tf: list(tf.nn.sufficient_statistics(
+        tf.constant(X34), [1], shift=tf.constant([[0.5], [0.1], [-0.2]]), keep_dims=True)),
+    "nn_normalize_moments": lambda tf: list(tf.nn.normalize_moments(
+        tf.constant(4.0), tf.constant([2.0, -1.0]), tf.constant([5.0, 3.0]), tf.constant(0.25))),
+    "nn_normalize_moments_no_shift": lambda tf: list(tf.nn.normalize_moments(
+        tf.constant(4.0), tf.constant([2.0, -1.0]), tf.constant([5.0, 3.0]), None)),
+    "nn_log_poisson_loss": lambda tf: tf.nn.log_poisson_loss(
+        tf.constant([[0., 0.5, 2.0, 7.0]]), tf.constant(X34[:1])),
+    "nn_log_poisson_loss_full": lambda tf: tf.nn.log_poisson_loss(
+        tf.constant([[0., 0.5, 2.0, 7.0]]), tf.constant(X34[:1]), compute_full_loss=True),
+    "nn_pool_max_same_strides": lambda tf: tf.nn.pool(tf.constant(IMG), [3, 2], "MAX", "SAME", strides=[2, 2]),
+    "nn_pool_avg_valid": lambda tf: tf.nn.pool(tf.constant(IMG), [2, 3], "AVG", "VALID", strides=[1, 2]),
+    "nn_pool_max_dilated_valid": lambda tf: tf.nn.pool(tf.constant(IMG), [2, 2], "MAX", "VALID",
+                                                       dilation_rate=[2, 3]),
+    "nn_pool_avg_dilated_valid": lambda tf: tf.nn.pool(tf.constant(IMG), [2, 2], "AVG", "VALID",
+                                                       dilation_rate=[2, 1]),
+    "nn_pool_1d_max": lambda tf: tf.nn.pool(tf.constant(SEQ), [3], "MAX", "SAME", strides=[2]),
+    "nn_pool_1d_avg_dilated": lambda tf: tf.nn.pool(tf.constant(SEQ), [2], "AVG", "VALID", dilation_rate=[3]),
+    "nn_pool_grad_dilated": lambda tf: _pool_grad(tf),
+    "nn_conv1d_dilated_same": lambda tf: tf.nn.conv1d(tf.constant(SEQ), tf.constant(W1D), 1, "SAME", dilations=2),
+    "nn_conv1d_stride_valid": lambda tf: tf.nn.conv1d(tf.constant(SEQ), tf.constant(W1D), 2, "VALID"),
+    "nn_conv2d_transpose_same": lambda tf: tf.nn.conv2d_transpose(
+        tf.constant(IMG), tf.constant(WT), [2, 12, 14, 2], [1, 2, 2, 1], "SAME"),
+    "nn_conv2d_transpose_valid": lambda tf: tf.nn.conv2d_transpose(
+        tf.constant(IMG), tf.constant(WT), tf.constant([2, 13, 15, 2]), [1, 2, 2, 1], "VALID"),
+    "nn_atrous_conv2d_transpose_same": lambda tf: tf.nn.atrous_conv2d_transpose(
+        tf.constant(IMG), tf.constant(WT), [2, 6, 7, 2], 2, "SAME"),
+    "nn_atrous_conv2d_transpose_valid": lambda tf: tf.nn.atrous_conv2d_transpose(
+        tf.constant(IMG), tf.constant(WT), [2, 10, 11, 2], 2, "VALID"),
+    "nn_nce_loss": lambda tf: _sampled(tf, tf.nn.nce_loss, [[1], [4], [7]], SAMPLED),
+    "nn_nce_loss_hits": lambda tf: _sampled(tf, tf.nn.nce_loss, [[1], [4], [9]], SAMPLED,
+                                            remove_accidental_hits=True),
+    "nn_nce_loss_two_true": lambda tf: _sampled(tf, tf.nn.nce_loss, [[1, 3], [4, 5], [7, 8]], SAMPLED2),
+    "nn_sampled_softmax_loss": lambda tf: _sampled(tf, tf.nn.sampled_softmax_loss, [[1], [4], [9]], SAMPLED),
+    "nn_sampled_softmax_loss_keep_hits": lambda tf: _sampled(
+        tf, tf.nn.sampled_softmax_loss, [[1], [4], [7]], SAMPLED, remove_accidental_hits=False),
+    "nn_sampled_softmax_two_true": lambda tf: _sampled(tf, tf.nn.sampled_softmax_loss, [[1, 0], [4, 2], [7, 6]],
+                                                       SAMPLED2),
+    "nn_log_uniform_expected": lambda tf: tf.nn.log_uniform_candidate_sampler(
+        tf.constant([[0, 3], [7, 99]], tf.int64), 2, 5, False, 100, seed=1)[1],
+    "nn_uniform_expected": lambda tf: tf.nn.uniform_candidate_sampler(
+        tf.constant([[0], [7]], tf.int64), 1, 6, False, 30, seed=1)[1],
+    "nn_compute_accidental_hits": lambda tf: list(tf.nn.compute_accidental_hits(
+        tf.constant([[1, 4], [2, 9], [0, 3]], tf.int64), tf.constant([4, 0, 9, 1, 7], tf.int64), num_true=2)),
+    "nn_moments_grads": lambda tf: _moments_grads(tf),
+}
+VALUES.update(NN_VALUES)
+
+# Recorded under TensorFlow 2.15 (make_tf215_birnn_fixtures.py): 2.21 has no tf.nn.rnn_cell cells.
+TF215_VALUES = {
+    "nn_static_bidirectional_rnn": lambda tf: _birnn(tf, None),
+    "nn_static_bidirectional_rnn_lengths": lambda tf: _birnn(tf, tf.constant([4, 2])),
+}
+
+
+def _pool_grad(tf):
+    x = tf.constant(IMG)
+    y = (tf.reduce_sum(tf.nn.pool(x, [2, 2], "AVG", "VALID", dilation_rate=[2, 2]) ** 2)
+         + tf.reduce_sum(tf.nn.pool(x, [3, 2], "MAX", "VALID", dilation_rate=[2, 3]) ** 2))
+    return tf.gradients(y, x)
 
 
 def _parts(slices):

@@ -193,9 +193,9 @@ def _accidental_hits_kernel(ctx: KernelContext) -> Callable:
             raise invalid(f"true_classes must be a matrix with num_true={num_true} columns")
         if sampled.ndim != 1:
             raise invalid("sampled_candidates must be a vector")
-        # hit[i, j]: sampled[j] is one of row i's true classes (row-major order, as TF emits them)
-        hit = np.any(true_classes[:, :, None] == sampled[None, None, :], axis=1)
-        rows, cols = np.nonzero(hit)
+        # hit[i, t, j]: sampled[j] is row i's t-th true class; TF emits them in (i, t, j) order
+        hit = true_classes[:, :, None] == sampled[None, None, :]
+        rows, _, cols = np.nonzero(hit)
         weights = np.full(rows.size, -np.finfo(np.float32).max, np.float32)
         return rows.astype(np.int32), cols.astype(np.int64), weights
     return compute

@@ -1,8 +1,7 @@
 """`tf.nn.pool`: window pooling over 1 or 2 spatial dimensions (3-D pooling has its own ops),
-with strides or with a dilation rate. Dilated pooling runs as TF's with_space_to_batch does:
-the input (zero-padded for SAME, as TF's space_to_batch pads) is split into rate x rate
-phases stacked on the batch, each phase pooled with VALID windows, and the phases interleaved
-back.
+with strides or with a dilation rate. Dilated pooling (VALID only, as in TF) runs as TF's
+with_space_to_batch does: the input is split into rate x rate phases stacked on the batch, each
+phase pooled with VALID windows, and the phases interleaved back.
 
 Tier 2: built on the pooling ops and other families' wrappers.
 """
@@ -55,6 +54,9 @@ def pool(input: Any, window_shape: Any, pooling_type: str, padding: str,  # noqa
     if any(s > w for s, w in zip(steps, window)):
         raise ValueError("strides > window_shape not supported due to inconsistency between CPU and GPU "
                          "implementations")
+    if padding == "SAME" and max(rates) > 1:
+        raise ValueError(f"pooling with 'SAME' padding is not implemented for `dilation_rate` > 1. Received: "
+                         f"padding={padding} and dilation_rate={rates}")
     if max(rates) > 1 and max(steps) > 1:
         raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
     channels_first = data_format is not None and data_format.startswith("NC")
@@ -88,19 +90,17 @@ def _dilated_pool2d(x: Any, pooling_type: str, window: list[int], rates: list[in
         raise ValueError("tf.nn.pool with dilation_rate > 1 needs the input's spatial and channel dimensions "
                          "known at graph construction")
     extra = [(w - 1) * r for w, r in zip(window, rates)]
-    before = [e // 2 if padding == "SAME" else 0 for e in extra]
-    sizes = [s + (e if padding == "SAME" else 0) for s, e in zip(spatial, extra)]
-    out = [s - e for s, e in zip(sizes, extra)]
+    out = [s - e for s, e in zip(spatial, extra)]
     if min(out) <= 0:
         raise ValueError(f"Input spatial size {spatial} is too small for window {window} at rate {rates}")
     per_phase = [-(-o // r) for o, r in zip(out, rates)]  # pooled rows of each phase
     padded = [(p + w - 1) * r for p, w, r in zip(per_phase, window, rates)]
-    paddings = [[0, 0]] + [[b, p - s - b] for b, p, s in zip(before, padded, spatial)] + [[0, 0]]
+    paddings = [[0, 0]] + [[0, p - s] for p, s in zip(padded, spatial)] + [[0, 0]]
     x = pad(x, paddings)
     (m, l), (rh, rw) = [p + w - 1 for p, w in zip(per_phase, window)], rates
     # space to batch: [N, m, rh, l, rw, C] -> [N * rh * rw, m, l, C]
     x = reshape(transpose(reshape(x, [-1, m, rh, l, rw, channels]), [0, 2, 4, 1, 3, 5]), [-1, m, l, channels])
-    y = _pool2d(x, pooling_type, window, [1, 1], "VALID")
+    y = _pool2d(x, pooling_type, window, [1, 1], padding)
     # batch to space, then crop the rows past the output
     y = transpose(reshape(y, [-1, rh, rw, per_phase[0], per_phase[1], channels]), [0, 3, 1, 4, 2, 5])
     y = reshape(y, [-1, per_phase[0] * rh, per_phase[1] * rw, channels])
