@@ -1,7 +1,8 @@
 """Sparse and tf.nn programs written once for both libraries (issue 11):
 make_tf_sparse_nn_fixtures.py runs them under TensorFlow 2.21 (tf.compat.v1, graph mode) to record
-what it computes (TF215_VALUES: make_tf215_birnn_fixtures.py under TensorFlow 2.15), tests/ops/sparse/test_sparse_fixtures.py and tests/ops/nn/test_nn_fixtures.py
-under tensorweave to compare. `tf` is either module.
+what it computes (TF215_VALUES: make_tf215_birnn_fixtures.py, under TensorFlow 2.15);
+tests/ops/sparse/test_sparse_fixtures.py and tests/ops/nn/test_nn_fixtures.py run them under
+tensorweave to compare. `tf` is either module.
 
 VALUES: name -> fn(tf) returning what to fetch (a tensor, SparseTensor, or a list of them).
 ERRORS: name -> fn(tf) returning a fetch whose run fails (TF's error class and message recorded).
