@@ -400,6 +400,7 @@ def conv2d_transpose(value: Any = None, filter: Any = None, output_shape: Any = 
                 not value.shape[axis].is_compatible_with(filter.shape[3]):
             raise ValueError(f"input channels does not match filter's input channels, "
                              f"{value.shape[axis].value} != {filter.shape[3].value}")
+        check_output_shape(output_shape, filter, axis)
         return apply_op(Conv2DBackpropInput, name=scope, input_sizes=output_shape, filter=filter,
                         out_backprop=value, **window_kwargs(strides, padding, data_format, dilations))
 
@@ -410,6 +411,18 @@ def atrous_conv2d(value: Any, filters: Any, rate: int, padding: str, name: Optio
         raise ValueError(f"rate {rate} cannot be less than one")
     return apply_op(Conv2D, name=name, input=value, filter=filters,
                     **window_kwargs(1, padding, "NHWC", [1, int(rate), int(rate), 1]))
+
+
+def check_output_shape(output_shape: Any, filters: Any, axis: int) -> None:
+    """TF's graph-time checks of a transposed convolution's `output_shape`: a 4-vector whose
+    channel entry (when given as a list) is the filter's output channels."""
+    shape_t = convert_to_tensor(output_shape, name="output_shape")
+    if not shape_t.shape.is_compatible_with([4]):
+        raise ValueError(f"output_shape must have shape (4,), got {shape_t.shape}")
+    if isinstance(output_shape, (list, tuple, np.ndarray)) and filters.shape.ndims == 4 and \
+            not filters.shape[2].is_compatible_with(int(output_shape[axis])):
+        raise ValueError(f"output_shape does not match filter's output channels, {int(output_shape[axis])} != "
+                         f"{filters.shape[2].value}")
 
 
 def atrous_conv2d_transpose(value: Any, filters: Any, output_shape: Any, rate: int, padding: str,
@@ -426,6 +439,7 @@ def atrous_conv2d_transpose(value: Any, filters: Any, output_shape: Any, rate: i
             raise ValueError(f"rate {rate} cannot be less than one")
         if padding not in ("SAME", "VALID"):
             raise ValueError(f"padding must be either VALID or SAME: {padding}")
+        check_output_shape(output_shape, filters, 3)
         return apply_op(Conv2DBackpropInput, name=scope, input_sizes=output_shape, filter=filters,
                         out_backprop=value,
                         **window_kwargs(1, padding, "NHWC", [1, int(rate), int(rate), 1]))

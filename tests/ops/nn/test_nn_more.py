@@ -125,3 +125,19 @@ def test_crelu_and_swish_shapes():
     assert tf.nn.crelu(x).shape.as_list() == [None, 3, 8]
     assert tf.nn.crelu(x, axis=1).shape.as_list() == [None, 6, 4]
     assert tf.nn.swish(x).shape.as_list() == [None, 3, 4]
+
+
+def test_conv2d_transpose_output_shape_checks_and_nchw():
+    rng = np.random.RandomState(5)
+    img = rng.uniform(-1, 1, (2, 4, 5, 3)).astype(np.float32)
+    w = rng.uniform(-1, 1, (3, 3, 2, 3)).astype(np.float32)
+    with pytest.raises(ValueError, match="output_shape does not match filter's output channels"):
+        tf.nn.conv2d_transpose(img, w, [2, 8, 10, 5], [1, 2, 2, 1], "SAME")
+    with pytest.raises(ValueError, match=r"output_shape must have shape \(4,\)"):
+        tf.nn.conv2d_transpose(img, w, [2, 8, 10], [1, 2, 2, 1], "SAME")
+    nhwc = tf.nn.conv2d_transpose(img, w, [2, 8, 10, 2], [1, 2, 2, 1], "SAME")
+    nchw = tf.nn.conv2d_transpose(np.transpose(img, [0, 3, 1, 2]), w, [2, 2, 8, 10], [1, 1, 2, 2], "SAME",
+                                  data_format="NCHW")
+    a, b = _run([nhwc, nchw])
+    np.testing.assert_allclose(a, np.transpose(b, [0, 2, 3, 1]), rtol=1e-5, atol=1e-6)
+    assert nhwc.shape.as_list() == [2, 8, 10, 2]
