@@ -467,3 +467,23 @@ def sparse_segment_sqrt_n(data: Any, indices: Any, segment_ids: Any, name: Optio
     """Each segment's sum of selected rows divided by the square root of its size."""
     return _segment(_seg.SparseSegmentSqrtN, _seg.SparseSegmentSqrtNWithNumSegments, data, indices,
                     segment_ids, name, num_segments)
+
+
+# ---------------------------------------------------------------------------------------------
+# SparseTensor * / dense (TF installs these from math_ops; the result keeps sp's indices)
+# ---------------------------------------------------------------------------------------------
+def _sparse_operator(op: Any, op_name: str) -> Any:
+    def operator(sp_x: SparseTensor, y: Any) -> SparseTensor:
+        with name_scope(None, op_name, [sp_x.indices, sp_x.values, y]) as scope:
+            y = convert_to_tensor(y, dtype=sp_x.dtype.base_dtype, name="y")
+            values = apply_op(op, name=scope, sp_indices=sp_x.indices, sp_values=sp_x.values,
+                              sp_shape=sp_x.dense_shape, dense=y)
+        return SparseTensor(sp_x.indices, values, sp_x.dense_shape)
+    return operator
+
+
+def install_sparse_operators() -> None:
+    """SparseTensor.__mul__, __truediv__ and __div__ with a dense operand broadcast to its shape."""
+    SparseTensor.__mul__ = _sparse_operator(_m.SparseDenseCwiseMul, "mul")  # type: ignore[attr-defined]
+    SparseTensor.__truediv__ = _sparse_operator(_m.SparseDenseCwiseDiv, "truediv")  # type: ignore[attr-defined]
+    SparseTensor.__div__ = SparseTensor.__truediv__  # type: ignore[attr-defined]

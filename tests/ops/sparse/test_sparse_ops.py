@@ -97,3 +97,15 @@ def test_embedding_lookup_sparse_still_works():
     out = tf.nn.embedding_lookup_sparse(params, ids, None, combiner="sum")
     with tf.Session() as sess:
         np.testing.assert_allclose(sess.run(out), [[12, 14, 16], [6, 7, 8]])
+
+
+def test_sparse_times_and_divided_by_dense():
+    sp = tf.SparseTensor([[0, 1], [1, 0], [1, 2]], [2., 4., 6.], [2, 3])
+    prod = sp * tf.constant([1., 10., 100.])
+    quot = sp / tf.constant([[2.], [4.]])
+    assert isinstance(prod, tf.SparseTensor) and isinstance(quot, tf.SparseTensor)
+    with tf.Session() as sess:
+        p, q = sess.run([prod, quot])
+    np.testing.assert_allclose(p.values, [20., 4., 600.])
+    np.testing.assert_allclose(q.values, [1., 1., 1.5])
+    np.testing.assert_array_equal(p.indices, [[0, 1], [1, 0], [1, 2]])
