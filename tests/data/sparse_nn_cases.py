@@ -143,6 +143,12 @@ def _sampled(tf, fn, labels, sampled, **kwargs):
     return [loss, grads[0], tf.convert_to_tensor(grads[1])]
 
 
+def _default_sampler(tf, fn, kwargs):
+    return fn(weights=tf.constant(EMB), biases=tf.constant(np.linspace(-0.5, 0.5, 10).astype(np.float32)),
+              labels=tf.constant([[1], [4], [7]], tf.int64), inputs=tf.constant(INPUTS), num_sampled=4,
+              num_classes=10, **kwargs)
+
+
 def _birnn(tf, sequence_length):
     init = tf.random_uniform_initializer(-0.5, 0.5, seed=3)
     with tf.variable_scope("model", initializer=init):
@@ -213,6 +219,19 @@ NN_VALUES = {
         tf.constant([[0, 3], [7, 99]], tf.int64), 2, 5, False, 100, seed=1)[1],
     "nn_uniform_expected": lambda tf: tf.nn.uniform_candidate_sampler(
         tf.constant([[0], [7]], tf.int64), 1, 6, False, 30, seed=1)[1],
+    "nn_log_uniform_sampler_unique": lambda tf: list(tf.nn.log_uniform_candidate_sampler(
+        tf.constant([[0, 3], [7, 99]], tf.int64), 2, 5, True, 100, seed=1)),
+    "nn_log_uniform_sampler": lambda tf: list(tf.nn.log_uniform_candidate_sampler(
+        tf.constant([[4]], tf.int64), 1, 6, False, 50, seed=4)),
+    "nn_uniform_sampler_unique": lambda tf: list(tf.nn.uniform_candidate_sampler(
+        tf.constant([[1], [2]], tf.int64), 1, 8, True, 20, seed=2)),
+    "nn_uniform_sampler": lambda tf: list(tf.nn.uniform_candidate_sampler(
+        tf.constant([[1], [2]], tf.int64), 1, 8, False, 1000003)),
+    "nn_nce_loss_default_sampler": lambda tf: _default_sampler(tf, tf.nn.nce_loss, {}),
+    "nn_sampled_softmax_default_sampler": lambda tf: _default_sampler(tf, tf.nn.sampled_softmax_loss,
+                                                                      {"seed": 3}),
+    "nn_compute_accidental_hits_repeated": lambda tf: list(tf.nn.compute_accidental_hits(
+        tf.constant([[1, 4], [2, 9]], tf.int64), tf.constant([4, 1, 4, 9], tf.int64), num_true=2)),
     "nn_compute_accidental_hits": lambda tf: list(tf.nn.compute_accidental_hits(
         tf.constant([[1, 4], [2, 9], [0, 3]], tf.int64), tf.constant([4, 0, 9, 1, 7], tf.int64), num_true=2)),
     "nn_moments_grads": lambda tf: _moments_grads(tf),

@@ -4,9 +4,13 @@ attr; no vocabulary file), ComputeAccidentalHits, and their wrappers.
 
 Each sampler draws `num_sampled` classes in [0, range_max) (all distinct with `unique`) and
 returns TF's expected counts: p * num_sampled without `unique`, else 1 - (1 - p) ** num_tries,
-with num_tries the draws it took to find the distinct ones (TF's RangeSampler). The draws come
-from a NumPy generator keyed by the op's (seed, seed2), persistent per kernel like TF's, so a
-seeded sampler repeats its sequence in every session; the sequence is not TF's own Philox one.
+with num_tries the draws it took to find the distinct ones (TF's RangeSampler). The uniform and
+log-uniform samplers draw TF's own numbers: each run reserves 2048 * num_sampled words of the
+kernel's Philox stream (keyed by seed, seed2), and each draw reads two words as TF's SimplePhilox
+does (Rand64 % range, without TF's rejection of the lowest (2**64 - 1) % range + 1 values, a
+chance of range / 2**64; RandDouble for exp(u * log(range + 1)) - 1). The fixed-unigram sampler
+draws from a NumPy generator keyed by the same seeds (TF uses an alias table): its distribution
+and expected counts are TF's, its sequence is not.
 """
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.ops._util import format_dims, invalid
+from tensorweave.ops.kernels.philox import PhiloxGenerator, philox_words
 
 __all__ = ["uniform_candidate_sampler", "log_uniform_candidate_sampler", "fixed_unigram_candidate_sampler",
            "compute_accidental_hits"]
@@ -65,9 +70,51 @@ class _Stream:
 
 
 def _expected(p: np.ndarray, num_sampled: int, num_tries: int) -> np.ndarray:
+    """TF's ExpectedCountHelper, in float32 as TF computes it."""
+    p = p.astype(np.float32)
     if num_tries == num_sampled:  # always so without `unique`
-        return (p * num_sampled).astype(np.float32)
-    return (-np.expm1(num_tries * np.log1p(-p.astype(np.float64)))).astype(np.float32)
+        return p * np.float32(num_sampled)
+    return -np.expm1(np.float32(num_tries) * np.log1p(-p))
+
+
+def _unique_prefix(draws: np.ndarray, num: int) -> tuple[Optional[np.ndarray], int]:
+    """The first `num` distinct draws in order and how many draws that took (None if fewer)."""
+    _, first = np.unique(draws, return_index=True)
+    if first.size < num:
+        return None, 0
+    positions = np.sort(first)[:num]
+    return draws[positions], int(positions[-1]) + 1
+
+
+class _PhiloxDraws:
+    """TF's draws for the uniform and log-uniform samplers from the kernel's Philox stream."""
+
+    def __init__(self, seed: int, seed2: int, range_max: int, log_uniform: bool) -> None:
+        self.gen = PhiloxGenerator(seed, seed2)
+        self.range_max = range_max
+        self.log_uniform = log_uniform
+
+    def values(self, words: np.ndarray) -> np.ndarray:
+        hi, lo = words[0::2].astype(np.uint64), words[1::2].astype(np.uint64)
+        if not self.log_uniform:  # Uniform64: Rand64() (first word low) % range
+            # TF rejects draws below (2**64 - 1) % range + 1: a chance of range / 2**64, ignored here
+            return ((lo << np.uint64(32)) | hi) % np.uint64(self.range_max)
+        # RandDouble: 52 mantissa bits (20 from the first word) as a double in [0, 1)
+        u = (((hi & np.uint64(0xFFFFF)) << np.uint64(32)) | lo).astype(np.float64) * 2.0 ** -52
+        return (np.exp(u * np.log1p(self.range_max)).astype(np.int64) - 1) % self.range_max
+
+    def draw(self, num: int, unique: bool) -> tuple[np.ndarray, int]:
+        counter = self.gen.reserve_words(2048 * num)
+        draws = 2 * num if unique else num
+        while True:
+            blocks = (2 * draws + 3) // 4
+            values = self.values(philox_words(self.gen.key, counter, blocks)[:2 * draws]).astype(np.int64)
+            if not unique:
+                return values, num
+            picked, tries = _unique_prefix(values, num)
+            if picked is not None:
+                return picked, tries
+            draws *= 2
 
 
 def _draw(rng: np.random.Generator, probs: np.ndarray, num: int, unique: bool) -> tuple[np.ndarray, int]:
@@ -89,7 +136,7 @@ def _draw(rng: np.random.Generator, probs: np.ndarray, num: int, unique: bool) -
     return np.array(picked, np.int64), tries
 
 
-def _sampler_kernel(probabilities: Callable[[KernelContext], np.ndarray]) -> Callable:
+def _sampler_kernel(probabilities: Callable[[KernelContext], np.ndarray], philox: Optional[str] = None) -> Callable:
     def build(ctx: KernelContext) -> Callable:
         num_true, num_sampled, unique = ctx.attr("num_true"), ctx.attr("num_sampled"), ctx.attr("unique")
         range_max = ctx.attr("range_max")
@@ -97,15 +144,23 @@ def _sampler_kernel(probabilities: Callable[[KernelContext], np.ndarray]) -> Cal
             raise invalid("Sampler's range is too small.")
         probs = probabilities(ctx)
         stream = _Stream(ctx.attr("seed"), ctx.attr("seed2"))
+        tf_draws = None if philox is None else _PhiloxDraws(ctx.attr("seed"), ctx.attr("seed2"), range_max,
+                                                            philox == "log_uniform")
 
         def compute(true_classes: Any) -> Any:
             if true_classes.ndim != 2 or true_classes.shape[1] != num_true:
                 raise invalid(f"true_classes must be a matrix with num_true={num_true} columns, got shape "
                               f"{format_dims(true_classes.shape)}")
-            with stream.lock:
-                sampled, tries = _draw(stream.rng, probs, num_sampled, unique)
-            inside = (true_classes >= 0) & (true_classes < range_max)
-            p_true = np.where(inside, probs[np.clip(true_classes, 0, range_max - 1)], 0.0)
+            bad = np.flatnonzero((true_classes < 0) | (true_classes >= range_max))
+            if bad.size:
+                raise invalid(f"`true_candidate` out of range [0, {range_max}), received "
+                              f"{int(true_classes.reshape(-1)[bad[0]])}")
+            if tf_draws is not None:
+                sampled, tries = tf_draws.draw(num_sampled, unique)
+            else:
+                with stream.lock:
+                    sampled, tries = _draw(stream.rng, probs, num_sampled, unique)
+            p_true = probs[true_classes]
             return sampled, _expected(p_true, num_sampled, tries), _expected(probs[sampled], num_sampled, tries)
         return compute
     return build
@@ -113,15 +168,14 @@ def _sampler_kernel(probabilities: Callable[[KernelContext], np.ndarray]) -> Cal
 
 def _uniform_probs(ctx: KernelContext) -> np.ndarray:
     n = ctx.attr("range_max")
-    return np.full(n, 1.0 / n)
+    return np.full(n, np.float32(1.0 / n))
 
 
 def _log_uniform_probs(ctx: KernelContext) -> np.ndarray:
     """P(k) = log((k + 2) / (k + 1)) / log(range_max + 1): Zipf-like, for frequency-sorted ids."""
     n = ctx.attr("range_max")
     k = np.arange(n, dtype=np.float64)
-    p = np.log((k + 2) / (k + 1)) / np.log(n + 1)
-    return p / p.sum()
+    return np.log((k + 2) / (k + 1)) / np.log1p(n)
 
 
 def _unigram_probs(ctx: KernelContext) -> np.ndarray:
@@ -135,8 +189,8 @@ def _unigram_probs(ctx: KernelContext) -> np.ndarray:
     return weights / weights.sum()
 
 
-UniformCandidateSampler.kernel()(_sampler_kernel(_uniform_probs))
-LogUniformCandidateSampler.kernel()(_sampler_kernel(_log_uniform_probs))
+UniformCandidateSampler.kernel()(_sampler_kernel(_uniform_probs, "uniform"))
+LogUniformCandidateSampler.kernel()(_sampler_kernel(_log_uniform_probs, "log_uniform"))
 FixedUnigramCandidateSampler.kernel()(_sampler_kernel(_unigram_probs))
 
 
@@ -193,9 +247,12 @@ def _accidental_hits_kernel(ctx: KernelContext) -> Callable:
             raise invalid(f"true_classes must be a matrix with num_true={num_true} columns")
         if sampled.ndim != 1:
             raise invalid("sampled_candidates must be a vector")
-        # hit[i, t, j]: sampled[j] is row i's t-th true class; TF emits them in (i, t, j) order
+        # hit[i, t, j]: sampled[j] is row i's t-th true class. TF emits one hit per (i, t), in
+        # that order, at the last position j holding the class (its map keeps the last one).
         hit = true_classes[:, :, None] == sampled[None, None, :]
-        rows, _, cols = np.nonzero(hit)
+        rows, slots = np.nonzero(hit.any(axis=2))
+        last = sampled.size - 1 - np.argmax(hit[:, :, ::-1], axis=2) if sampled.size else hit.any(axis=2)
+        cols = last[rows, slots] if rows.size else np.zeros(0, np.int64)
         weights = np.full(rows.size, -np.finfo(np.float32).max, np.float32)
         return rows.astype(np.int32), cols.astype(np.int64), weights
     return compute
