@@ -1,5 +1,6 @@
-"""tf.nn additions of issue 11 beyond the TF fixtures: candidate samplers' contract (TF's
-sequence itself is not reproduced), nce_loss / sampled_softmax_loss training a word2vec-style
+"""tf.nn additions of issue 11 beyond the TF fixtures: candidate samplers' contract (unique
+draws, expected counts, repeatability; their seeded numbers are checked against TF's in
+test_nn_fixtures.py), nce_loss / sampled_softmax_loss training a word2vec-style
 model, static_bidirectional_rnn's variable names, channels-first layouts against channels-last
 ones, and build-time errors."""
 import numpy as np
