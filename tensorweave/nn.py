@@ -14,3 +14,6 @@ from tensorweave.ops.nn import (  # noqa: F401
     atrous_conv2d_transpose, compute_accidental_hits, crelu, fixed_unigram_candidate_sampler,
     log_poisson_loss, log_uniform_candidate_sampler, nce_loss, normalize_moments, pool, sampled_softmax_loss,
     static_bidirectional_rnn, sufficient_statistics, swish, uniform_candidate_sampler, weighted_moments)
+from tensorweave.ops.nn import (  # noqa: F401
+    all_candidate_sampler, avg_pool1d, batch_norm_with_global_normalization, conv1d_transpose, max_pool1d,
+    safe_embedding_lookup_sparse)

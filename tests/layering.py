@@ -38,7 +38,8 @@ TIER2: dict[str, set[str]] = {
 
     "linalg": {"linalg_impl", "einsum"},
 
-    "nn": {"nn_impl", "embedding", "rnn", "rnn_cell", "losses", "statistics", "sampled_losses", "pool_nd"},
+    "nn": {"nn_impl", "embedding", "rnn", "rnn_cell", "losses", "statistics", "sampled_losses", "pool_nd",
+           "safe_embedding"},
 
     "state": {"variables", "variable_scope", "init_ops", "template", "critical_section"},
 

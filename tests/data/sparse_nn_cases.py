@@ -235,6 +235,31 @@ NN_VALUES = {
     "nn_compute_accidental_hits": lambda tf: list(tf.nn.compute_accidental_hits(
         tf.constant([[1, 4], [2, 9], [0, 3]], tf.int64), tf.constant([4, 0, 9, 1, 7], tf.int64), num_true=2)),
     "nn_moments_grads": lambda tf: _moments_grads(tf),
+    "nn_max_pool1d": lambda tf: tf.nn.max_pool1d(tf.constant(SEQ), 3, 2, "SAME"),
+    "nn_avg_pool1d": lambda tf: tf.nn.avg_pool1d(tf.constant(SEQ), [2], [1], "VALID"),
+    "nn_conv1d_transpose": lambda tf: tf.nn.conv1d_transpose(
+        tf.constant(SEQ[:, :, :2]), tf.constant(W1D[:, :, :2].copy()), [2, 18, 3], 2, "SAME"),
+    "nn_conv1d_transpose_valid": lambda tf: tf.nn.conv1d_transpose(
+        tf.constant(SEQ[:, :, :2]), tf.constant(W1D[:, :, :2].copy()), tf.constant([2, 19, 3]), 2, "VALID"),
+    "nn_batch_norm_global": lambda tf: tf.nn.batch_norm_with_global_normalization(
+        tf.constant(IMG), tf.constant([0.1, 0.2, 0.3]), tf.constant([1.0, 2.0, 0.5]), tf.constant([0.0, 1.0, -1.0]),
+        tf.constant([2.0, 0.5, 1.5]), 0.001, True),
+    "nn_batch_norm_global_no_scale": lambda tf: tf.nn.batch_norm_with_global_normalization(
+        tf.constant(IMG), tf.constant([0.1, 0.2, 0.3]), tf.constant([1.0, 2.0, 0.5]), tf.constant([0.0, 1.0, -1.0]),
+        tf.constant([2.0, 0.5, 1.5]), 0.001, False),
+    "nn_all_candidate_sampler": lambda tf: list(tf.nn.all_candidate_sampler(
+        tf.constant([[1], [3]], tf.int64), 1, 5, True)),
+    "nn_safe_embedding_mean": lambda tf: tf.nn.safe_embedding_lookup_sparse(
+        tf.constant(EMB), tf.SparseTensor([[0, 0], [0, 1], [2, 0], [2, 1], [3, 0]],
+                                          tf.constant([1, 3, -1, 5, 2], tf.int64), [4, 2])),
+    "nn_safe_embedding_weighted_default": lambda tf: tf.nn.safe_embedding_lookup_sparse(
+        [tf.constant(EMB[:5]), tf.constant(EMB[5:])],
+        tf.SparseTensor([[0, 0], [0, 1], [2, 0], [3, 0]], tf.constant([1, 7, 4, 2], tf.int64), [4, 2]),
+        tf.SparseTensor([[0, 0], [0, 1], [2, 0], [3, 0]], [2.0, 0.5, -1.0, 1.0], [4, 2]),
+        combiner="sqrtn", default_id=9),
+    "nn_safe_embedding_3d_sum": lambda tf: tf.nn.safe_embedding_lookup_sparse(
+        tf.constant(EMB), tf.SparseTensor([[0, 0, 0], [0, 1, 1], [1, 1, 0], [1, 1, 1]],
+                                          tf.constant([1, 3, 5, 2], tf.int64), [2, 2, 2]), combiner="sum"),
 }
 VALUES.update(NN_VALUES)
 

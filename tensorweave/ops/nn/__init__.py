@@ -3,8 +3,8 @@ and pooling, and the libraries built on them (embedding lookup, RNNs and cells, 
 
 Tier 1 (op declarations, kernels, 1:1 wrappers): nn_ops, cross_entropy, normalization, conv,
 depthwise_conv, pooling, candidate_sampling. Tier 2 (composites over other families): nn_impl,
-embedding, rnn, rnn_cell, losses, statistics, sampled_losses, pool_nd. Gradients: grad.py. The
-family's public names are re-exported here.
+embedding, rnn, rnn_cell, losses, statistics, sampled_losses, pool_nd, safe_embedding. Gradients:
+grad.py. The family's public names are re-exported here.
 """
 from tensorweave.ops.math.elementwise import sigmoid, tanh
 from tensorweave.ops.nn import rnn_cell
@@ -44,6 +44,10 @@ from tensorweave.ops.nn.candidate_sampling import (  # noqa: F401  (op definitio
     FixedUnigramCandidateSampler, log_uniform_candidate_sampler, LogUniformCandidateSampler,
     uniform_candidate_sampler, UniformCandidateSampler)
 from tensorweave.ops.nn.sampled_losses import nce_loss, sampled_softmax_loss
+from tensorweave.ops.nn.candidate_sampling import all_candidate_sampler, AllCandidateSampler  # noqa: F401
+from tensorweave.ops.nn.nn_impl import (
+    avg_pool1d, batch_norm_with_global_normalization, conv1d_transpose, max_pool1d)
+from tensorweave.ops.nn.safe_embedding import safe_embedding_lookup_sparse
 
 __all__ = [
     "relu", "relu6", "elu", "selu", "softplus", "softsign", "leaky_relu", "sigmoid", "tanh", "softmax",
@@ -60,5 +64,6 @@ __all__ = [
     "static_bidirectional_rnn", "atrous_conv2d_transpose", "crelu", "log_poisson_loss", "swish",
     "normalize_moments", "sufficient_statistics", "weighted_moments", "pool", "compute_accidental_hits",
     "fixed_unigram_candidate_sampler", "log_uniform_candidate_sampler", "uniform_candidate_sampler", "nce_loss",
-    "sampled_softmax_loss",
+    "sampled_softmax_loss", "all_candidate_sampler", "avg_pool1d", "batch_norm_with_global_normalization",
+    "conv1d_transpose", "max_pool1d", "safe_embedding_lookup_sparse",
 ]

@@ -32,7 +32,7 @@ from tensorweave.ops._util import format_dims, invalid
 from tensorweave.ops.kernels.philox import PhiloxGenerator, philox_words
 
 __all__ = ["uniform_candidate_sampler", "log_uniform_candidate_sampler", "fixed_unigram_candidate_sampler",
-           "compute_accidental_hits"]
+           "all_candidate_sampler", "compute_accidental_hits"]
 
 
 def _sampler_shape(op: Operation) -> list[TensorShape]:
@@ -54,7 +54,12 @@ FixedUnigramCandidateSampler = define_op(
     attrs=_COMMON + ["vocab_file: string = ''", "distortion: float = 1.0", "num_reserved_ids: int = 0",
                      "num_shards: int >= 1 = 1", "shard: int >= 0 = 0", "unigrams: list(float) = []"],
     shape_fn=_sampler_shape, is_stateful=True)
-for _op in (UniformCandidateSampler, LogUniformCandidateSampler, FixedUnigramCandidateSampler):
+AllCandidateSampler = define_op(
+    "AllCandidateSampler", inputs=["true_classes: int64"], outputs=_OUTPUTS,
+    attrs=["num_true: int >= 1", "num_sampled: int >= 1", "unique: bool", "seed: int = 0", "seed2: int = 0"],
+    shape_fn=_sampler_shape, is_stateful=True)
+for _op in (UniformCandidateSampler, LogUniformCandidateSampler, FixedUnigramCandidateSampler,
+            AllCandidateSampler):
     _op.not_differentiable()
 
 
@@ -225,6 +230,30 @@ def fixed_unigram_candidate_sampler(true_classes: Any, num_true: int, num_sample
     return _sample(FixedUnigramCandidateSampler, true_classes, num_true, num_sampled, unique, range_max, seed,
                    name, vocab_file=vocab_file, distortion=distortion, num_reserved_ids=num_reserved_ids,
                    num_shards=num_shards, shard=shard, unigrams=list(unigrams))
+
+
+@AllCandidateSampler.kernel()
+def _all_sampler_kernel(ctx: KernelContext) -> Callable:
+    num_true, num_sampled = ctx.attr("num_true"), ctx.attr("num_sampled")
+
+    def compute(true_classes: Any) -> Any:
+        if true_classes.ndim != 2 or true_classes.shape[1] != num_true:
+            raise invalid(f"true_classes must be a matrix with num_true={num_true} columns, got shape "
+                          f"{format_dims(true_classes.shape)}")
+        # every class in [0, num_sampled), each certain to be drawn
+        return (np.arange(num_sampled, dtype=np.int64), np.ones(true_classes.shape, np.float32),
+                np.ones(num_sampled, np.float32))
+    return compute
+
+
+def all_candidate_sampler(true_classes: Any, num_true: int, num_sampled: int, unique: bool,
+                          seed: Optional[int] = None, name: Optional[str] = None) -> Any:
+    """Every class in [0, num_sampled) as the sample, with expected counts 1 (for testing a
+    sampled loss against the full one)."""
+    seed1, seed2 = random_seed.get_seed(seed)
+    true_classes = convert_to_tensor(true_classes, dtype=_dtypes.int64, name="true_classes")
+    return tuple(apply_op(AllCandidateSampler, name=name, true_classes=true_classes, num_true=num_true,
+                          num_sampled=num_sampled, unique=unique, seed=seed1, seed2=seed2))
 
 
 # ---------------------------------------------------------------------------------------------

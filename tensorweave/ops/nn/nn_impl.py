@@ -38,7 +38,8 @@ from tensorweave.ops.math.elementwise import (  # noqa: A004  (tf.abs)
     abs, add, exp, greater_equal, less_equal, log, log1p, logical_and, maximum, multiply, negative, realdiv,
     rsqrt, sigmoid, square, squared_difference, subtract)
 from tensorweave.ops.math.reduction import count_nonzero, reduce_mean, reduce_sum
-from tensorweave.ops.nn.conv import Conv2D, conv2d, pick
+from tensorweave.ops.nn.conv import Conv2D, conv2d, Conv2DBackpropInput, pick
+from tensorweave.ops.nn.pooling import AvgPool, MaxPool
 from tensorweave.ops.nn.cross_entropy import (
     SoftmaxCrossEntropyWithLogits, SparseSoftmaxCrossEntropyWithLogits)
 from tensorweave.ops.nn.nn_ops import bias_add, LeakyRelu, LogSoftmax, relu, Softmax
@@ -48,7 +49,8 @@ __all__ = ["leaky_relu", "softmax", "log_softmax", "xw_plus_b", "relu_layer", "d
            "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2",
            "sparse_softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
            "weighted_cross_entropy_with_logits", "moments", "batch_normalization", "l2_normalize",
-           "conv1d", "convolution", "swish", "crelu", "log_poisson_loss"]
+           "conv1d", "convolution", "swish", "crelu", "log_poisson_loss",
+           "batch_norm_with_global_normalization", "max_pool1d", "avg_pool1d", "conv1d_transpose"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -490,3 +492,71 @@ def log_poisson_loss(targets: Any, log_input: Any, compute_full_loss: bool = Fal
             small = logical_and(greater_equal(targets, zeros), less_equal(targets, ones))
             result = add(result, where_v2(small, zeros, stirling), name=scope)
         return result
+
+
+def batch_norm_with_global_normalization(t: Any = None, m: Any = None, v: Any = None, beta: Any = None,
+                                         gamma: Any = None, variance_epsilon: Any = None,
+                                         scale_after_normalization: Any = None, name: Optional[str] = None,
+                                         input: Any = None, mean: Any = None,  # noqa: A002
+                                         variance: Any = None) -> Any:
+    """TF1's older batch normalization: batch_normalization with `gamma` used only when
+    `scale_after_normalization`."""
+    t = pick(input, "input", t, "t")
+    m = pick(mean, "mean", m, "m")
+    v = pick(variance, "variance", v, "v")
+    return batch_normalization(t, m, v, beta, gamma if scale_after_normalization else None, variance_epsilon,
+                               name or "batchnorm")
+
+
+# ---------------------------------------------------------------------------------------------
+# 1-D pooling and transposed convolution, as their 2-D ops over a height of 1
+# ---------------------------------------------------------------------------------------------
+def _pool1d(op: OpDef, default_name: str, input: Any, ksize: Any, strides: Any, padding: Any,  # noqa: A002
+            data_format: Optional[str], name: Optional[str]) -> Any:
+    with name_scope(name, default_name, [input]) as scope:
+        data_format = data_format or "NWC"
+        if data_format not in ("NWC", "NCW"):
+            raise ValueError(f"`data_format` must be 'NWC' or 'NCW'. Received: data_format={data_format}")
+        channel_index = 1 if data_format.startswith("NC") else 2
+        ksize = [1] + get_sequence(ksize, 1, channel_index, "ksize")
+        strides = [1] + get_sequence(strides, 1, channel_index, "strides")
+        expanding = 1 if data_format == "NWC" else 2
+        out = apply_op(op, name=scope, **{"input" if op.name == "MaxPool" else "value": expand_dims(input, expanding)},
+                       ksize=ksize, strides=strides, padding=padding,
+                       data_format="NHWC" if data_format == "NWC" else "NCHW")
+        return squeeze(out, [expanding])
+
+
+def max_pool1d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NWC",  # noqa: A002
+               name: Optional[str] = None) -> Any:
+    """Max pooling over the width of [batch, width, channels] (NWC) or [batch, channels, width]."""
+    return _pool1d(MaxPool, "MaxPool1d", input, ksize, strides, padding, data_format, name)
+
+
+def avg_pool1d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NWC",  # noqa: A002
+               name: Optional[str] = None) -> Any:
+    """Average pooling over the width of [batch, width, channels] (NWC) or [batch, channels, width]."""
+    return _pool1d(AvgPool, "AvgPool1D", input, ksize, strides, padding, data_format, name)
+
+
+def conv1d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any, padding: str = "SAME",  # noqa: A002
+                     data_format: str = "NWC", dilations: Any = None, name: Optional[str] = None) -> Any:
+    """The transpose of conv1d: conv2d_backprop_input over a height of 1, with `filters`
+    [width, output_channels, in_channels], producing `output_shape` [batch, width, channels]."""
+    with name_scope(name, "conv1d_transpose", [input, filters, output_shape]) as scope:
+        if data_format in (None, "NWC"):
+            fmt, spatial, channel_index = "NHWC", 1, 2
+        elif data_format == "NCW":
+            fmt, spatial, channel_index = "NCHW", 2, 1
+        else:
+            raise ValueError('data_format must be "NWC" or "NCW".')
+        strides = [1] + get_sequence(strides, 1, channel_index, "stride")
+        dilations = [1] + get_sequence(dilations, 1, channel_index, "dilations")
+        x = expand_dims(input, spatial)
+        f = expand_dims(filters, 0)
+        if not isinstance(output_shape, Tensor):
+            output_shape = list(output_shape)
+        sizes = concat([output_shape[:spatial], [1], output_shape[spatial:]], 0)
+        out = apply_op(Conv2DBackpropInput, name=scope, input_sizes=sizes, filter=f, out_backprop=x,
+                       strides=strides, padding=padding, data_format=fmt, dilations=dilations)
+        return squeeze(out, [spatial])
