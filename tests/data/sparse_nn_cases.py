@@ -267,7 +267,30 @@ VALUES.update(NN_VALUES)
 TF215_VALUES = {
     "nn_static_bidirectional_rnn": lambda tf: _birnn(tf, None),
     "nn_static_bidirectional_rnn_lengths": lambda tf: _birnn(tf, tf.constant([4, 2])),
+    "nn_raw_rnn": lambda tf: _raw_rnn(tf),
 }
+
+
+def _raw_rnn(tf):
+    """raw_rnn emulating dynamic_rnn with sequence lengths (TF's documented example), plus a
+    loop state counting the steps and an emit structure of two outputs."""
+    inputs = tf.constant(np.stack(STEPS))  # [time, batch, depth]
+    lengths = tf.constant([4, 2])
+    ta = tf.TensorArray(tf.float32, size=4).unstack(inputs)
+    cell = tf.nn.rnn_cell.LSTMCell(3, initializer=tf.random_uniform_initializer(-0.5, 0.5, seed=4))
+
+    def loop_fn(time, cell_output, cell_state, loop_state):
+        if cell_output is None:
+            emit, state, count = (tf.zeros([3]), tf.zeros([1])), cell.zero_state(2, tf.float32), tf.constant(0.0)
+        else:
+            emit, state, count = (cell_output, cell_output[:, :1] * 2.0), cell_state, loop_state + 1.0
+        finished = time >= lengths
+        all_done = tf.reduce_all(finished)
+        next_input = tf.cond(all_done, lambda: tf.zeros([2, 3]), lambda: ta.read(time))
+        return finished, next_input, state, emit, count
+
+    (out_ta, twice_ta), state, count = tf.nn.raw_rnn(cell, loop_fn)
+    return [out_ta.stack(), twice_ta.stack(), list(state), count]
 
 
 def _pool_grad(tf):

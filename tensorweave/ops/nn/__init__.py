@@ -34,7 +34,7 @@ from tensorweave.ops.nn.pooling import (  # noqa: F401  (op definitions too)
     avg_pool, avg_pool2d, AvgPool, AvgPoolGrad, max_pool, max_pool2d, max_pool_v2, MaxPool, MaxPoolGrad,
     MaxPoolGradGrad, MaxPoolGradGradV2, MaxPoolGradV2, MaxPoolV2)
 from tensorweave.ops.nn.rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_rnn
-from tensorweave.ops.nn.rnn import static_bidirectional_rnn
+from tensorweave.ops.nn.rnn import raw_rnn, static_bidirectional_rnn
 from tensorweave.ops.nn.conv import atrous_conv2d_transpose
 from tensorweave.ops.nn.nn_impl import crelu, log_poisson_loss, swish
 from tensorweave.ops.nn.statistics import normalize_moments, sufficient_statistics, weighted_moments
@@ -65,5 +65,5 @@ __all__ = [
     "normalize_moments", "sufficient_statistics", "weighted_moments", "pool", "compute_accidental_hits",
     "fixed_unigram_candidate_sampler", "log_uniform_candidate_sampler", "uniform_candidate_sampler", "nce_loss",
     "sampled_softmax_loss", "all_candidate_sampler", "avg_pool1d", "batch_norm_with_global_normalization",
-    "conv1d_transpose", "max_pool1d", "safe_embedding_lookup_sparse",
+    "conv1d_transpose", "max_pool1d", "safe_embedding_lookup_sparse", "raw_rnn",
 ]

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
+from tensorweave.framework import dtypes as _dtypes
+from tensorweave.framework.graph import Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
-from tensorweave.framework.tensor_shape import TensorShape
+from tensorweave.framework.tensor_shape import Dimension, TensorShape
 from tensorweave.ops.array.creation import zeros, zeros_like
 from tensorweave.ops.array.joining import concat, stack, unstack
 from tensorweave.ops.array.reverse_sequence import reverse_sequence
@@ -18,13 +20,14 @@ from tensorweave.ops.array.transposition import transpose
 from tensorweave.ops.math.cast import cast
 from tensorweave.ops.math.math_impl import where
 from tensorweave.ops.math.elementwise import maximum, minimum
-from tensorweave.ops.math.reduction import reduce_max
+from tensorweave.ops.math.elementwise import logical_not, logical_or
+from tensorweave.ops.math.reduction import reduce_all, reduce_max
 from tensorweave.framework import nest
 from tensorweave.ops.control_flow.tensor_array import TensorArray
 from tensorweave.ops.control_flow.while_loop import while_loop
 from tensorweave.ops.state.variable_scope import variable_scope
 
-__all__ = ["dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn"]
+__all__ = ["dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn", "raw_rnn"]
 
 
 def _check_cell(cell: Any) -> None:
@@ -247,3 +250,92 @@ def static_bidirectional_rnn(cell_fw: Any, cell_bw: Any, inputs: Sequence[Any], 
     outputs = [_pack(fw, [concat([f, b], 1) for f, b in zip(nest.flatten(fw), nest.flatten(bw))])
                for fw, bw in zip(output_fw, output_bw)]
     return outputs, state_fw, state_bw
+
+
+def _emit_shape(size: Any) -> TensorShape:
+    if isinstance(size, TensorShape):
+        return size
+    if isinstance(size, Tensor):
+        return TensorShape(None)
+    return TensorShape(size if isinstance(size, (list, tuple)) else [size])
+
+
+def raw_rnn(cell: Any, loop_fn: Any, parallel_iterations: Optional[int] = None, swap_memory: bool = False,
+            scope: Any = None) -> tuple[Any, Any, Any]:
+    """The cell run by a while_loop whose inputs, emitted outputs and stopping are decided by
+    `loop_fn(time, cell_output, cell_state, loop_state) -> (finished, next_input, next_state,
+    emit_output, next_loop_state)` (called first with cell_output None for the initial values).
+    Rows that have finished emit zeros and keep their state. Returns (emit_ta, final_state,
+    final_loop_state): TensorArrays of the emitted outputs, one element per step."""
+    _check_cell(cell)
+    if not callable(loop_fn):
+        raise TypeError("loop_fn must be a callable")
+    with variable_scope(scope or "rnn"):
+        time = convert_to_tensor(0, dtype=_dtypes.int32)
+        finished, next_input, initial_state, emit_structure, loop_state = loop_fn(time, None, None, None)
+        init_loop_state = loop_state
+        if loop_state is None:  # the while_loop needs some loop state
+            loop_state = convert_to_tensor(0, dtype=_dtypes.int32)
+        flat_input = [convert_to_tensor(x) for x in nest.flatten(next_input)]
+        static_batch = flat_input[0].shape[0] if flat_input[0].shape.ndims else Dimension(None)
+        for x in flat_input:
+            if x.shape.ndims:
+                static_batch = static_batch.merge_with(x.shape[0])
+        const_batch = static_batch.value
+        batch = const_batch if const_batch is not None else shape(flat_input[0])[0]
+        nest.assert_same_structure(initial_state, cell.state_size)
+        flat_state = [convert_to_tensor(x) for x in nest.flatten(initial_state)]
+        if emit_structure is not None:
+            flat_emit = [convert_to_tensor(e) for e in nest.flatten(emit_structure)]
+            emit_sizes = [e.shape if e.shape.is_fully_defined() else shape(e) for e in flat_emit]
+            emit_dtypes = [e.dtype for e in flat_emit]
+        else:
+            emit_structure = cell.output_size
+            emit_sizes = nest.flatten(emit_structure)
+            emit_dtypes = [flat_state[0].dtype] * len(emit_sizes)
+        emit_tas = [TensorArray(dtype_i, size=0, dynamic_size=True, name=f"rnn_output_{i}",
+                                element_shape=TensorShape([const_batch]).concatenate(_emit_shape(size_i)))
+                    for i, (dtype_i, size_i) in enumerate(zip(emit_dtypes, emit_sizes))]
+        zero_emit = [zeros(concat([stack([batch]), s if isinstance(s, Tensor) else _emit_shape(s).as_list()], 0)
+                           if isinstance(s, Tensor) or const_batch is None
+                           else [const_batch] + _emit_shape(s).as_list(), d)
+                     for s, d in zip(emit_sizes, emit_dtypes)]
+        flat_loop = nest.flatten(loop_state)
+        sizes = (len(flat_input), len(emit_tas), len(flat_state), len(flat_loop))
+
+        def split(values: Sequence[Any]) -> list[list[Any]]:
+            out, at = [], 0
+            for n in sizes:
+                out.append(list(values[at:at + n]))
+                at += n
+            return out
+
+        def body(t: Any, done: Any, *rest: Any) -> Any:
+            inputs_, tas, state_, loop_ = split(rest)
+            output, cell_state = cell(_pack(next_input, inputs_), _pack(initial_state, state_))
+            nest.assert_same_structure(cell.output_size, output)
+            next_t = t + 1
+            next_done, new_input, new_state, emit, new_loop = loop_fn(next_t, output, cell_state,
+                                                                     _pack(loop_state, loop_))
+            nest.assert_same_structure(initial_state, new_state)
+            nest.assert_same_structure(next_input, new_input)
+            new_loop_flat = loop_ if new_loop is None else nest.flatten(new_loop)
+
+            def keep(current: Any, candidate: Any) -> Any:
+                candidate = convert_to_tensor(candidate)
+                return candidate if candidate.shape.ndims == 0 else where(done, current, candidate)
+
+            emit_flat = [keep(z, e) for z, e in zip(zero_emit, nest.flatten(emit))]
+            state_flat = [keep(c, n) for c, n in zip(state_, nest.flatten(new_state))]
+            tas = [ta.write(t, e) for ta, e in zip(tas, emit_flat)]
+            return ((next_t, logical_or(done, next_done)) + tuple(nest.flatten(new_input)) + tuple(tas)
+                    + tuple(state_flat) + tuple(new_loop_flat))
+
+        results = while_loop(lambda t, done, *_: logical_not(reduce_all(done)), body,
+                             (time, convert_to_tensor(finished)) + tuple(flat_input) + tuple(emit_tas)
+                             + tuple(flat_state) + tuple(flat_loop),
+                             parallel_iterations=parallel_iterations or 32, swap_memory=swap_memory,
+                             return_same_structure=True)
+        _, tas, state_out, loop_out = split(results[2:])
+        final_loop = None if init_loop_state is None else _pack(init_loop_state, loop_out)
+        return _pack(emit_structure, tas), _pack(initial_state, state_out), final_loop
