@@ -18,3 +18,4 @@ from tensorweave.ops.nn import (  # noqa: F401
     all_candidate_sampler, avg_pool1d, batch_norm_with_global_normalization, conv1d_transpose, max_pool1d,
     safe_embedding_lookup_sparse)
 from tensorweave.ops.nn import raw_rnn  # noqa: F401
+from tensorweave.ops.nn import ctc_loss  # noqa: F401

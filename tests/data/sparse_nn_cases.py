@@ -149,6 +149,17 @@ def _default_sampler(tf, fn, kwargs):
               num_classes=10, **kwargs)
 
 
+CTC_LOGITS = _RNG.uniform(-2, 2, (7, 3, 5)).astype(np.float32)
+
+
+def _ctc(tf, kwargs, lengths=(7, 4, 6)):
+    labels = tf.SparseTensor([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2], [2, 0], [2, 1]],
+                             tf.constant([1, 1, 2, 3, 0, 0, 2, 3], tf.int32), [3, 3])
+    logits = tf.constant(CTC_LOGITS if kwargs.get("time_major", True) else CTC_LOGITS.transpose(1, 0, 2).copy())
+    loss = tf.nn.ctc_loss(labels, logits, tf.constant(list(lengths), tf.int32), **kwargs)
+    return [loss, tf.gradients(tf.reduce_sum(loss * tf.constant([1.0, 0.5, 2.0])), logits)[0]]
+
+
 def _birnn(tf, sequence_length):
     init = tf.random_uniform_initializer(-0.5, 0.5, seed=3)
     with tf.variable_scope("model", initializer=init):
@@ -257,6 +268,11 @@ NN_VALUES = {
         tf.SparseTensor([[0, 0], [0, 1], [2, 0], [3, 0]], tf.constant([1, 7, 4, 2], tf.int64), [4, 2]),
         tf.SparseTensor([[0, 0], [0, 1], [2, 0], [3, 0]], [2.0, 0.5, -1.0, 1.0], [4, 2]),
         combiner="sqrtn", default_id=9),
+    "nn_ctc_loss": lambda tf: _ctc(tf, {}),
+    "nn_ctc_loss_no_merge": lambda tf: _ctc(tf, {"ctc_merge_repeated": False}),
+    "nn_ctc_loss_collapse": lambda tf: _ctc(tf, {"preprocess_collapse_repeated": True}),
+    "nn_ctc_loss_batch_major_ignore_longer": lambda tf: _ctc(
+        tf, {"time_major": False, "ignore_longer_outputs_than_inputs": True}, lengths=[7, 2, 5]),
     "nn_safe_embedding_3d_sum": lambda tf: tf.nn.safe_embedding_lookup_sparse(
         tf.constant(EMB), tf.SparseTensor([[0, 0, 0], [0, 1, 1], [1, 1, 0], [1, 1, 1]],
                                           tf.constant([1, 3, 5, 2], tf.int64), [2, 2, 2]), combiner="sum"),
@@ -334,6 +350,12 @@ ERRORS = {
     "sparse_segment_unsorted": lambda tf: tf.sparse_segment_sum(tf.constant(D35), [0, 1], [1, 0]),
     "sparse_fill_empty_rows_oob": lambda tf: tf.sparse.fill_empty_rows(
         tf.SparseTensor([[0, 1], [9, 0]], [1., 2.], [3, 4]), 0.0)[0].values,
+    "nn_ctc_not_enough_time": lambda tf: _ctc(tf, {}, lengths=[7, 2, 6]),
+    "nn_ctc_empty_labels": lambda tf: tf.nn.ctc_loss(
+        tf.SparseTensor([[0, 0]], tf.constant([1], tf.int32), [2, 1]), tf.constant(CTC_LOGITS[:, :2]),
+        tf.constant([7, 7], tf.int32)),
+    "nn_log_uniform_true_out_of_range": lambda tf: tf.nn.log_uniform_candidate_sampler(
+        tf.constant([[3], [12]], tf.int64), 1, 2, True, 10)[0],
     "sparse_dense_add_shape": lambda tf: tf.sparse_add(_sp(tf), tf.placeholder_with_default(B42, None)),
 }
 

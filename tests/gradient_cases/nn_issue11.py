@@ -32,3 +32,11 @@ CASES = [
                                                      tf.constant([[1], [4], [5]], tf.int64), x, 4, 6,
                                                      sampled_values=_sampled_values()), [(3, 2), (6, 2)]),
 ]
+
+
+def _ctc(x):
+    labels = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], tf.constant([1, 1, 2], tf.int32), [2, 2])
+    return tf.nn.ctc_loss(labels, x, tf.constant([5, 3], tf.int32)) * tf.constant([1.0, 0.5], tf.float64)
+
+
+CASES.append(GradCase("nn_ctc_loss", ("CTCLoss",), _ctc, [(5, 2, 4)], low=-2, high=2))

@@ -2,7 +2,7 @@
 and pooling, and the libraries built on them (embedding lookup, RNNs and cells, `tf.losses`).
 
 Tier 1 (op declarations, kernels, 1:1 wrappers): nn_ops, cross_entropy, normalization, conv,
-depthwise_conv, pooling, candidate_sampling. Tier 2 (composites over other families): nn_impl,
+depthwise_conv, pooling, candidate_sampling, ctc. Tier 2 (composites over other families): nn_impl,
 embedding, rnn, rnn_cell, losses, statistics, sampled_losses, pool_nd, safe_embedding. Gradients:
 grad.py. The family's public names are re-exported here.
 """
@@ -48,6 +48,8 @@ from tensorweave.ops.nn.candidate_sampling import all_candidate_sampler, AllCand
 from tensorweave.ops.nn.nn_impl import (
     avg_pool1d, batch_norm_with_global_normalization, conv1d_transpose, max_pool1d)
 from tensorweave.ops.nn.safe_embedding import safe_embedding_lookup_sparse
+from tensorweave.ops.nn.ctc import CTCLoss  # noqa: F401  (op definition)
+from tensorweave.ops.nn.nn_impl import ctc_loss
 
 __all__ = [
     "relu", "relu6", "elu", "selu", "softplus", "softsign", "leaky_relu", "sigmoid", "tanh", "softmax",
@@ -65,5 +67,5 @@ __all__ = [
     "normalize_moments", "sufficient_statistics", "weighted_moments", "pool", "compute_accidental_hits",
     "fixed_unigram_candidate_sampler", "log_uniform_candidate_sampler", "uniform_candidate_sampler", "nce_loss",
     "sampled_softmax_loss", "all_candidate_sampler", "avg_pool1d", "batch_norm_with_global_normalization",
-    "conv1d_transpose", "max_pool1d", "safe_embedding_lookup_sparse", "raw_rnn",
+    "conv1d_transpose", "max_pool1d", "safe_embedding_lookup_sparse", "raw_rnn", "ctc_loss",
 ]

@@ -21,7 +21,7 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.ops import array as array_ops, math as math_ops
 from tensorweave.ops.array.constant_op import constant
 from tensorweave.ops.linalg.linalg_impl import matmul
-from tensorweave.ops.nn import conv, cross_entropy, depthwise_conv, nn_ops, normalization, pooling
+from tensorweave.ops.nn import conv, cross_entropy, ctc, depthwise_conv, nn_ops, normalization, pooling
 from tensorweave.ops.nn.nn_impl import log_softmax, softmax
 from tensorweave.ops.nn.normalization import BatchNormLayout
 
@@ -429,3 +429,10 @@ def _max_pool_grad_grad_v2_grad(op: Operation, grad: Any) -> list[Any]:
     x, y, _, ksize, strides = op.inputs
     return _zeros_for_orig(op) + [apply_op(pooling.MaxPoolGradV2, orig_input=x, orig_output=y, grad=grad,
                                            ksize=ksize, strides=strides, **_pool_attrs(op, _V2)), None, None]
+
+
+@ctc.CTCLoss.gradient
+def _ctc_loss_grad(op: Operation, grad_loss: Any, _grad_gradient: Any) -> list[Any]:
+    """The loss's gradient times the kernel's d loss / d logits (its second output, itself not
+    differentiated further)."""
+    return [array_ops.expand_dims(grad_loss, -1) * array_ops.stop_gradient(op.outputs[1]), None, None, None]

@@ -38,6 +38,8 @@ from tensorweave.ops.math.elementwise import (  # noqa: A004  (tf.abs)
     abs, add, exp, greater_equal, less_equal, log, log1p, logical_and, maximum, multiply, negative, realdiv,
     rsqrt, sigmoid, square, squared_difference, subtract)
 from tensorweave.ops.math.reduction import count_nonzero, reduce_mean, reduce_sum
+from tensorweave.framework.sparse_tensor import SparseTensor
+from tensorweave.ops.nn.ctc import ctc_loss_op
 from tensorweave.ops.nn.conv import Conv2D, conv2d, Conv2DBackpropInput, pick
 from tensorweave.ops.nn.pooling import AvgPool, MaxPool
 from tensorweave.ops.nn.cross_entropy import (
@@ -50,7 +52,7 @@ __all__ = ["leaky_relu", "softmax", "log_softmax", "xw_plus_b", "relu_layer", "d
            "sparse_softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
            "weighted_cross_entropy_with_logits", "moments", "batch_normalization", "l2_normalize",
            "conv1d", "convolution", "swish", "crelu", "log_poisson_loss",
-           "batch_norm_with_global_normalization", "max_pool1d", "avg_pool1d", "conv1d_transpose"]
+           "batch_norm_with_global_normalization", "max_pool1d", "avg_pool1d", "conv1d_transpose", "ctc_loss"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -560,3 +562,23 @@ def conv1d_transpose(input: Any, filters: Any, output_shape: Any, strides: Any, 
         out = apply_op(Conv2DBackpropInput, name=scope, input_sizes=sizes, filter=f, out_backprop=x,
                        strides=strides, padding=padding, data_format=fmt, dilations=dilations)
         return squeeze(out, [spatial])
+
+
+def ctc_loss(labels: Any, inputs: Any = None, sequence_length: Any = None, preprocess_collapse_repeated: bool = False,
+             ctc_merge_repeated: bool = True, ignore_longer_outputs_than_inputs: bool = False, time_major: bool = True,
+             logits: Any = None) -> Any:
+    """The CTC loss per batch element ([batch]) of the label SparseTensor `labels` (indices
+    [batch, position], int32 values) given unnormalised `inputs` [max_time, batch, num_classes]
+    ([batch, max_time, num_classes] with time_major=False); class num_classes - 1 is the blank."""
+    if not isinstance(labels, SparseTensor):
+        raise TypeError("Expected labels (first argument) to be a SparseTensor")
+    if inputs is not None and logits is not None:
+        raise ValueError("Cannot specify both 'logits' and 'inputs'")
+    inputs = convert_to_tensor(inputs if logits is None else logits, name="logits")
+    if not time_major:
+        inputs = transpose(inputs, [1, 0, 2])  # (B,T,N) => (T,B,N)
+    loss, _ = ctc_loss_op(inputs, labels.indices, labels.values, sequence_length,
+                          preprocess_collapse_repeated=preprocess_collapse_repeated,
+                          ctc_merge_repeated=ctc_merge_repeated,
+                          ignore_longer_outputs_than_inputs=ignore_longer_outputs_than_inputs)
+    return loss
