@@ -111,3 +111,4 @@ from tensorweave.ops.sparse.sparse_impl import (  # noqa: F401,E402
     sparse_reset_shape, sparse_reshape, sparse_retain, sparse_segment_mean, sparse_segment_sqrt_n,
     sparse_segment_sum, sparse_slice, sparse_softmax, sparse_split, sparse_tensor_dense_matmul,
     sparse_to_indicator, sparse_transpose)
+from tensorweave.ops.sparse.sparse_impl import sparse_merge  # noqa: F401,E402

@@ -14,3 +14,5 @@ from tensorweave.ops.sparse.sparse_impl import (  # noqa: F401
     sparse_split as split, sparse_tensor_dense_matmul as matmul,
     sparse_tensor_dense_matmul as sparse_dense_matmul, sparse_to_indicator as to_indicator,
     sparse_transpose as transpose)
+from tensorweave.ops.sparse.sparse_impl import sparse_expand_dims as expand_dims  # noqa: F401
+from tensorweave.ops.sparse.sparse_impl import sparse_merge as merge  # noqa: F401

@@ -103,6 +103,15 @@ VALUES = {
     "sparse_segment_sqrt_n": lambda tf: tf.sparse_segment_sqrt_n(tf.constant(D35), [0, 2, 1], [0, 0, 0]),
     "sparse_segment_mean_n": lambda tf: tf.sparse.segment_mean(tf.constant(D35), [2, 0], [1, 1],
                                                                num_segments=3),
+    "sparse_merge": lambda tf: tf.sparse_merge(
+        tf.SparseTensor([[0, 0], [0, 1], [1, 0], [2, 0]], tf.constant([5, 1, 3, 0], tf.int64), [3, 2]),
+        tf.SparseTensor([[0, 0], [0, 1], [1, 0], [2, 0]], [0.5, 1.5, -1.0, 2.0], [3, 2]), 6),
+    "sparse_merge_two_ids": lambda tf: tf.sparse.merge(
+        [tf.SparseTensor([[0, 0], [1, 0]], tf.constant([2, 1], tf.int64), [2, 1]),
+         tf.SparseTensor([[0, 0], [1, 0]], tf.constant([0, 3], tf.int64), [2, 1])],
+        tf.SparseTensor([[0, 0], [1, 0]], [7.0, 8.0], [2, 1]), [3, 4]),
+    "sparse_expand_dims": lambda tf: tf.sparse.expand_dims(_sp3(tf), 1),
+    "sparse_expand_dims_last": lambda tf: tf.sparse.expand_dims(_sp(tf)),
     "sparse_grad_matmul": lambda tf: _grads(tf, lambda sp, b: tf.sparse_tensor_dense_matmul(sp, b) ** 2,
                                             B42),
     "sparse_grad_matmul_adj": lambda tf: _grads(

@@ -45,7 +45,7 @@ __all__ = [
     "sparse_to_indicator", "sparse_transpose", "sparse_softmax", "sparse_maximum", "sparse_minimum",
     "sparse_reset_shape", "sparse_mask", "from_dense", "sparse_eye", "sparse_segment_sum",
     "sparse_segment_mean", "sparse_segment_sqrt_n", "sparse_dense_cwise_mul", "sparse_dense_cwise_div",
-    "sparse_dense_cwise_add"]
+    "sparse_dense_cwise_add", "sparse_merge", "sparse_expand_dims"]
 
 
 def _sparse(value: Any, what: str = "Input") -> SparseTensor:
@@ -293,6 +293,48 @@ def sparse_mask(a: IndexedSlices, mask_indices: Any, name: Optional[str] = None)
         hit = reduce_any(equal(expand_dims(a.indices, 1), expand_dims(mask_indices, 0)), axis=1)
         keep = reshape(where(logical_not(hit)), [-1])
         return IndexedSlices(gather(a.values, keep), gather(a.indices, keep), a.dense_shape)
+
+
+def sparse_merge(sp_ids: Any, sp_values: Any, vocab_size: Any, name: Optional[str] = None,
+                 already_sorted: bool = False) -> SparseTensor:
+    """A SparseTensor whose last dimension is the ids of `sp_ids` (a list of them and of
+    vocab sizes for several id dimensions) holding `sp_values`' values: sparse features as
+    [..., vocab_size] rows."""
+    if isinstance(vocab_size, (int, np.integer)) or hasattr(vocab_size, "op"):
+        vocab_size, sp_ids = [vocab_size], [sp_ids]
+    if not isinstance(sp_values, SparseTensor):
+        raise TypeError("sp_values must be a SparseTensor")
+    for ids in sp_ids:
+        if not isinstance(ids, SparseTensor):
+            raise TypeError("sp_ids must be a SparseTensor or a list of SparseTensors")
+    with name_scope(name, "SparseMerge", [s.indices for s in sp_ids] + [sp_values.values]):
+        columns = [expand_dims(cast(ids.values, _dtypes.int64), 1) for ids in sp_ids]
+        sizes = [reshape(cast(convert_to_tensor(v), _dtypes.int64), [1]) for v in vocab_size]
+        new_indices = concat([sp_ids[0].indices[:, :-1]] + columns, 1)
+        new_shape = concat([sp_ids[0].dense_shape[:-1]] + sizes, 0)
+        result = SparseTensor(new_indices, sp_values.values, new_shape)
+        if already_sorted:
+            return result
+        ordered = sparse_reorder(result)
+        return SparseTensor(ordered.indices, ordered.values, new_shape)
+
+
+def sparse_expand_dims(sp_input: Any, axis: Optional[int] = None, name: Optional[str] = None) -> SparseTensor:
+    """`sp_input` with a dimension of size 1 inserted at `axis` (default: last)."""
+    sp = _sparse(sp_input)
+    axis = -1 if axis is None else int(axis)
+    with name_scope(name, "expand_dims", [sp.indices, sp.values]):
+        rank = sp.dense_shape.shape.dims[0].value
+        if rank is None:
+            raise ValueError("sparse expand_dims needs the rank of sp_input known at graph construction")
+        if not -rank - 1 <= axis <= rank:
+            raise ValueError(f"axis {axis} is out of range for a SparseTensor of rank {rank}")
+        axis = axis if axis >= 0 else axis + rank + 1
+        new_column = zeros_like(sp.indices[:, :1])
+        indices = concat([sp.indices[:, :axis], new_column, sp.indices[:, axis:]], 1)
+        dense_shape = concat([sp.dense_shape[:axis], convert_to_tensor([1], dtype=_dtypes.int64),
+                              sp.dense_shape[axis:]], 0)
+        return SparseTensor(indices, sp.values, dense_shape)
 
 
 # ---------------------------------------------------------------------------------------------
