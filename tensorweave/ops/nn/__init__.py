@@ -2,9 +2,10 @@
 and pooling, and the libraries built on them (embedding lookup, RNNs and cells, `tf.losses`).
 
 Tier 1 (op declarations, kernels, 1:1 wrappers): nn_ops, cross_entropy, normalization, conv,
-depthwise_conv, pooling, candidate_sampling, ctc. Tier 2 (composites over other families): nn_impl,
-embedding, rnn, rnn_cell, losses, statistics, sampled_losses, pool_nd, safe_embedding. Gradients:
-grad.py. The family's public names are re-exported here.
+depthwise_conv, pooling. Tier 2 (composites over other families): nn_impl, embedding, rnn,
+rnn_cell, losses. Gradients: grad.py. The family's public names are re-exported here.
+(Issue 11 adds tier 1 candidate_sampling and ctc, and tier 2 statistics, sampled_losses, pool_nd
+and safe_embedding.)
 """
 from tensorweave.ops.math.elementwise import sigmoid, tanh
 from tensorweave.ops.nn import rnn_cell
@@ -63,6 +64,8 @@ __all__ = [
     "depthwise_conv2d_native_backprop_filter", "separable_conv2d", "max_pool", "max_pool2d", "max_pool_v2",
     "avg_pool", "avg_pool2d", "embedding_lookup", "embedding_lookup_sparse", "dynamic_rnn", "static_rnn",
     "bidirectional_dynamic_rnn", "rnn_cell",
+]
+__all__ += [  # issue 11
     "static_bidirectional_rnn", "atrous_conv2d_transpose", "crelu", "log_poisson_loss", "swish",
     "normalize_moments", "sufficient_statistics", "weighted_moments", "pool", "compute_accidental_hits",
     "fixed_unigram_candidate_sampler", "log_uniform_candidate_sampler", "uniform_candidate_sampler", "nce_loss",
