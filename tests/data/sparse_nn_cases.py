@@ -36,6 +36,11 @@ def _sp3(tf):
     return tf.SparseTensor([[0, 0, 1], [0, 2, 0], [1, 1, 1], [1, 2, 0], [1, 2, 1]], [1., 2., 3., 4., 5.], [2, 3, 2])
 
 
+def _oob(tf):
+    """Index [5, 0] lies outside the dense shape [3, 4]."""
+    return tf.SparseTensor([[0, 1], [5, 0]], [1., 2.], [3, 4])
+
+
 def _unordered(tf):
     return tf.SparseTensor([[2, 2], [0, 3], [1, 0], [0, 1]], [0.5, -2.0, 3.0, 1.5], [3, 4])
 
@@ -103,6 +108,8 @@ VALUES = {
     "sparse_segment_sqrt_n": lambda tf: tf.sparse_segment_sqrt_n(tf.constant(D35), [0, 2, 1], [0, 0, 0]),
     "sparse_segment_mean_n": lambda tf: tf.sparse.segment_mean(tf.constant(D35), [2, 0], [1, 1],
                                                                num_segments=3),
+    "sparse_reshape_oob_unchecked": lambda tf: tf.sparse.reshape(_oob(tf), [12]),
+    "sparse_reduce_sum_sparse_oob": lambda tf: tf.sparse.reduce_sum_sparse(_oob(tf), 1),
     "sparse_merge": lambda tf: tf.sparse_merge(
         tf.SparseTensor([[0, 0], [0, 1], [1, 0], [2, 0]], tf.constant([5, 1, 3, 0], tf.int64), [3, 2]),
         tf.SparseTensor([[0, 0], [0, 1], [1, 0], [2, 0]], [0.5, 1.5, -1.0, 2.0], [3, 2]), 6),
@@ -365,6 +372,10 @@ ERRORS = {
         tf.constant([7, 7], tf.int32)),
     "nn_log_uniform_true_out_of_range": lambda tf: tf.nn.log_uniform_candidate_sampler(
         tf.constant([[3], [12]], tf.int64), 1, 2, True, 10)[0],
+    "sparse_reduce_sum_oob": lambda tf: tf.sparse.reduce_sum(_oob(tf), 1),
+    "sparse_maximum_oob": lambda tf: tf.sparse.maximum(_oob(tf), _oob(tf)).values,
+    "sparse_dense_cwise_oob": lambda tf: (_oob(tf) * tf.ones([4])).values,
+    "sparse_split_oob": lambda tf: tf.sparse.split(sp_input=_oob(tf), num_split=2, axis=1)[0].values,
     "sparse_dense_add_shape": lambda tf: tf.sparse_add(_sp(tf), tf.placeholder_with_default(B42, None)),
 }
 

@@ -17,7 +17,8 @@ from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from tensorweave.ops._util import const_ints, format_dims, invalid, shape_error
-from tensorweave.ops.sparse.sparse_structure import check_sparse_inputs, match_rows
+from tensorweave.framework import errors
+from tensorweave.ops.sparse.sparse_structure import check_in_bounds, check_sparse_inputs, match_rows
 
 __all__: list[str] = []
 
@@ -220,6 +221,13 @@ def _reduce_dense_kernel(reducer: Any) -> Callable:
         def compute(indices: Any, values: Any, shape: Any, axes: Any) -> Any:
             reduce, keys, out, kept_shape = _grouped(indices, values, shape, axes, reducer)
             dense = np.zeros(tuple(int(d) for d in kept_shape), values.dtype)
+            if keys.shape[0] and keys.shape[1]:
+                strides = np.array([int(np.prod(kept_shape[d + 1:])) for d in range(kept_shape.size)], np.int64)
+                written = keys @ strides
+                if np.any(written >= dense.size) or np.any(keys < 0):
+                    bad = int(written[np.argmax((written >= dense.size) | np.any(keys < 0, axis=1))])
+                    raise errors.InternalError(None, None, f"Obtained a write index of {bad} which is outside of "
+                                                           f"bounds of [0, {dense.size})")
             if keys.shape[0]:
                 dense[tuple(keys.T)] = out if keys.shape[1] else out[0]  # empty groups stay 0, as in TF
             if keep_dims:
@@ -363,6 +371,8 @@ def _minmax_kernel(combine: Any) -> Callable:
             check_sparse_inputs(a_idx, a_val, a_shape, "a")
             check_sparse_inputs(b_idx, b_val, b_shape, "b")
             _check_same_shape(a_shape, b_shape)
+            check_in_bounds(a_idx, a_shape)
+            check_in_bounds(b_idx, b_shape)
             idx, val, _ = _union(a_idx, a_val, b_idx, b_val, combine)  # a missing entry counts as 0
             return idx, val
         return compute
@@ -392,6 +402,8 @@ def _cwise_kernel(fn: Any) -> Callable:
             if dense.ndim > len(dims) or any(d not in (1, s) for d, s in zip(dense.shape[::-1], dims[::-1])):
                 raise invalid(f"SparseDenseBinaryOpShared broadcasts dense to sparse only; got incompatible "
                               f"shapes: [{','.join(str(d) for d in dims)}] vs. {format_dims(dense.shape)}")
+            if np.any((indices < 0) | (indices >= np.array(dims, np.int64))):
+                raise invalid("Provided indices are out-of-bounds w.r.t. dense side with broadcasted shape")
             full = np.broadcast_to(dense, dims)
             with np.errstate(divide="ignore", invalid="ignore"):
                 return fn(values, full[tuple(indices.T)]).astype(values.dtype)

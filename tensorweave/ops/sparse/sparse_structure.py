@@ -19,7 +19,7 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_shape import Dimension, TensorShape
 from tensorweave.ops._util import const_ints, format_dims, invalid
 
-__all__ = ["standard_order", "check_sparse_inputs", "check_bounds", "match_rows"]
+__all__ = ["standard_order", "check_sparse_inputs", "check_in_bounds", "match_rows"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -50,13 +50,13 @@ def check_sparse_inputs(indices: np.ndarray, values: np.ndarray, shape: np.ndarr
                       f"elements")
 
 
-def check_bounds(indices: np.ndarray, shape: np.ndarray) -> None:
-    """Every index row inside `shape` (TF's message for the first one that is not)."""
+def check_in_bounds(indices: np.ndarray, shape: np.ndarray) -> None:
+    """TF's SparseTensor check that every index row lies inside `shape`."""
     bad = np.flatnonzero(np.any((indices < 0) | (indices >= shape), axis=1))
     if bad.size:
         i = int(bad[0])
-        raise invalid(f"indices[{i}] = {format_dims(indices[i])} is out of bounds: need 0 <= index < "
-                      f"{format_dims(shape)}")
+        raise invalid(f"Sparse index tuple indices[{i}, :] = [{', '.join(str(int(v)) for v in indices[i])}] is "
+                      f"out of bounds")
 
 
 def _matrix_rows(op: Operation, index: int) -> Dimension:
@@ -108,6 +108,11 @@ SparseReshape = define_op(
     outputs=["output_indices: int64", "output_shape: int64"], shape_fn=_reshape_shape)
 
 
+def _strides(shape: np.ndarray) -> np.ndarray:
+    dims = shape.astype(np.int64)
+    return np.array([int(np.prod(dims[d + 1:])) for d in range(dims.size)], np.int64)
+
+
 def resolve_reshape(old: np.ndarray, new: np.ndarray) -> np.ndarray:
     """The new dense shape with its one -1 filled in, checked against the old element count."""
     total = int(np.prod(old)) if old.size else 1
@@ -140,13 +145,12 @@ def _reshape_kernel(ctx: KernelContext) -> Callable:
         if indices.shape[1] != shape.shape[0]:
             raise invalid(f"Input shape should have {indices.shape[1]} entries, got {shape.shape[0]}")
         out_shape = resolve_reshape(shape, new_shape)
-        if indices.shape[0] == 0:
-            return np.zeros((0, out_shape.size), np.int64), out_shape
-        linear = np.ravel_multi_index(tuple(indices.T), tuple(int(d) for d in shape))
-        if out_shape.size == 0:
-            return np.zeros((indices.shape[0], 0), np.int64), out_shape
-        coords = np.unravel_index(linear, tuple(int(d) for d in out_shape))
-        return np.stack(coords, axis=1).astype(np.int64), out_shape
+        # Row-major positions by strides, unchecked as in TF (an index past the shape maps on).
+        linear = indices @ _strides(shape) if indices.shape[1] else np.zeros(indices.shape[0], np.int64)
+        coords = np.empty((indices.shape[0], out_shape.size), np.int64)
+        for d, stride in enumerate(_strides(out_shape)):
+            coords[:, d], linear = np.divmod(linear, stride) if stride else (linear * 0, linear)
+        return coords, out_shape
     return compute
 
 
@@ -266,7 +270,7 @@ def _slice_grad_kernel(ctx: KernelContext) -> Callable:
             # The slice kept its entries in input order: the k-th kept input row is output row k.
             shifted = indices - start
             kept = np.flatnonzero(np.all(shifted >= 0, axis=1))
-            matches = _match_rows(shifted[kept], out_indices)
+            matches = match_rows(shifted[kept], out_indices)
             if np.any(matches < 0):
                 raise invalid("Elements of backprop_val_grad aren't all propagated. Num elements: "
                               f"{grad.shape[0]}, used: {int(np.sum(matches >= 0))}")
@@ -275,7 +279,7 @@ def _slice_grad_kernel(ctx: KernelContext) -> Callable:
     return compute
 
 
-def _match_rows(candidates: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+def match_rows(candidates: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     """For each row of `wanted`, the position of an equal row in `candidates` (-1 if none)."""
     if candidates.shape[0] == 0:
         return np.full(wanted.shape[0], -1, np.int64)
@@ -285,10 +289,6 @@ def _match_rows(candidates: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     first = np.full(int(inverse.max()) + 1, -1, np.int64)
     first[inverse[:candidates.shape[0]][::-1]] = np.arange(candidates.shape[0])[::-1]
     return first[inverse[candidates.shape[0]:]]
-
-
-def match_rows(candidates: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    return _match_rows(candidates, wanted)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -322,6 +322,7 @@ def _split_kernel(ctx: KernelContext) -> Callable:
         if num > size:
             raise invalid(f"Input num_split should be between 1 and the splitting dimension size ({size}), "
                           f"got {num}")
+        check_in_bounds(indices, shape)
         base, extra = divmod(size, num)
         starts = np.array([i * base + min(i, extra) for i in range(num + 1)], np.int64)
         order = standard_order(indices)
