@@ -2,7 +2,8 @@
 TensorFlow (tests/data) and by tensorweave go through the reader a user would call, and every
 case must end in one of the errors TensorFlow's own API raises there, or in a correct result.
 
-A target is a seed file and a reader (TFRecords, checkpoints, GraphDefs, meta graphs, event files). A case is one mutation of the seed: bytes flipped or
+A target is a seed file and a reader (TFRecords, checkpoints, GraphDefs, meta graphs, event
+files). A case is one mutation of the seed: bytes flipped or
 overwritten, the file cut short, or (where the format has framing) a structural damage with
 valid checksums (a record length or an index entry field set to a hostile value), so the
 reader's own sanity checks are exercised, not only its CRCs. Each case runs on a worker thread
