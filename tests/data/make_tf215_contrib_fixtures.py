@@ -108,7 +108,8 @@ def layers(out):
             sess.run(tf.global_variables_initializer())
             values = sess.run(ops)
             values["regularization"] = sess.run(tf.add_n(reg))
-            values["fc_weights"] = sess.run(tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES, "fully_connected/weights")[0])
+            fc_weights = tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES, "fully_connected/weights")[0]
+            values["fc_weights"] = sess.run(fc_weights)
             out["layers"] = {"values": listed(values),
                              "global_variables": names(tf.GraphKeys.GLOBAL_VARIABLES),
                              "model_variables": names(tf.GraphKeys.MODEL_VARIABLES),

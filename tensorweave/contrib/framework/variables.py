@@ -25,7 +25,7 @@ def variable(name: str, shape: Any = None, dtype: Any = None, initializer: Any =
     """Gets or creates a variable (tf.get_variable) in `collections` (default: the global
     variables), on `device` when one is given."""
     collections = list(dict.fromkeys(collections if collections is not None else [GraphKeys.GLOBAL_VARIABLES]))
-    getter = custom_getter if custom_getter is not None else get_variable
+    getter: Any = custom_getter if custom_getter is not None else get_variable
     where = _graph.device(device) if device is not None else contextlib.nullcontext()
     with where:
         if custom_getter is not None:

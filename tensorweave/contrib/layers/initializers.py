@@ -50,7 +50,7 @@ def variance_scaling_initializer(factor: float = 2.0, mode: str = "FAN_IN", unif
         dtype = _dtypes.as_dtype(dtype if dtype is not None else default_dtype).base_dtype
         if not dtype.is_floating:
             raise TypeError("Cannot create initializer for non-floating point type.")
-        dims = as_shape(shape).as_list()
+        dims: list[int] = as_shape(shape).as_list()  # type: ignore[assignment]  # fully defined here
         fan_in, fan_out = _fans(dims)
         n = {"FAN_IN": fan_in, "FAN_OUT": fan_out, "FAN_AVG": (fan_in + fan_out) / 2.0}[mode]
         if uniform:

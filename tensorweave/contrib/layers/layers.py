@@ -3,7 +3,7 @@ embed_sequence, with TF 1.15's variable names (`fully_connected/weights`, `Conv/
 `LayerNorm/gamma`, `EmbedSequence/embeddings`) and defaults. Every layer is arg_scope-able."""
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
 import numpy as np
 

@@ -78,7 +78,7 @@ def _make_optimizer(optimizer: Any, lr: Any, learning_rate: Any) -> Optimizer:
         if lr is None:
             raise ValueError(f"Learning rate is None, but should be specified if optimizer is class "
                              f"({optimizer}).")
-        return optimizer(learning_rate=lr)
+        return optimizer(learning_rate=lr)  # type: ignore[call-arg]
     if isinstance(optimizer, Optimizer):
         return optimizer
     if callable(optimizer):
