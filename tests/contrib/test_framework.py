@@ -132,10 +132,39 @@ def test_unprovided_contrib_modules_say_so():
     for name in ("slim", "learn", "seq2seq"):
         with pytest.raises(AttributeError, match=f"tf.contrib.{name} is not provided by tensorweave"):
             getattr(tf.contrib, name)
-    with pytest.raises(AttributeError, match="tf.contrib.layers.dropout is not provided by tensorweave"):
-        tf.contrib.layers.dropout
+    with pytest.raises(AttributeError, match="tf.contrib.layers.separable_conv2d is not provided by tensorweave"):
+        tf.contrib.layers.separable_conv2d
     with pytest.raises(AttributeError, match="tf.contrib.rnn.static_bidirectional_rnn is not provided"):
         tf.contrib.rnn.static_bidirectional_rnn
-    with pytest.raises(AttributeError, match="tf.contrib.framework.assign_from_checkpoint_fn is not provided"):
-        tf.contrib.framework.assign_from_checkpoint_fn
+    with pytest.raises(AttributeError, match="tf.contrib.framework.assign_from_values_fn is not provided"):
+        tf.contrib.framework.assign_from_values_fn
     assert not hasattr(tf.contrib, "__wrapped__")
+
+
+def test_assign_from_checkpoint_fn_restores_and_skips_missing(tmp_path):
+    path = str(tmp_path / "model.ckpt")
+    with tf.Graph().as_default():
+        a = tf.Variable([1.0, 2.0], name="a")
+        with tf.Session() as sess:
+            sess.run(a.initializer)
+            tf.train.Saver([a]).save(sess, path)
+    with tf.Graph().as_default():
+        a = tf.Variable([0.0, 0.0], name="a")
+        b = tf.Variable(7.0, name="b")
+        with pytest.raises(ValueError, match="empty"):
+            framework.assign_from_checkpoint_fn(path, [])
+        assert framework.assign_from_checkpoint_fn(path, [b], ignore_missing_vars=True) is None
+        restore = framework.assign_from_checkpoint_fn(path, [a, b], ignore_missing_vars=True)
+        column = tf.Variable([[0.0], [0.0]], name="column")
+        reshaped = framework.assign_from_checkpoint_fn(path, {"a": column}, reshape_variables=True)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            restore(sess)
+            assert list(sess.run(a)) == [1.0, 2.0] and sess.run(b) == 7.0
+            reshaped(sess)
+            assert sess.run(column).tolist() == [[1.0], [2.0]]
+        strict = framework.assign_from_checkpoint_fn(path, [a, b])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            with pytest.raises(tf.errors.NotFoundError):
+                strict(sess)

@@ -202,3 +202,60 @@ def test_embed_sequence_looks_up_rows_of_embeddings():
     np.testing.assert_array_equal(b, a)
     with pytest.raises(ValueError, match="vocab size"):
         layers.embed_sequence(ids)
+
+
+def test_conv1d_pooling_dropout_repeat_stack_match_tf():
+    tf.set_random_seed(9)
+    img = tf.constant(X_IMG)
+    ops = {
+        "conv1d": layers.convolution(tf.constant(X_SEQ), 3, 2, stride=2, scope="conv1d",
+                                     weights_initializer=layers.xavier_initializer(seed=31)),
+        "conv1d_dilated": layers.convolution(tf.constant(X_SEQ), 2, 2, rate=2, padding="VALID", scope="conv1d_dil",
+                                             weights_initializer=layers.xavier_initializer(seed=32)),
+        "max_pool": layers.max_pool2d(img, [2, 2]),
+        "max_pool_same": layers.max_pool2d(img, 3, stride=2, padding="SAME"),
+        "avg_pool": layers.avg_pool2d(img, [3, 2], stride=[1, 2]),
+        "avg_pool_same": layers.avg_pool2d(img, 3, stride=2, padding="SAME"),
+        "dropout": layers.dropout(img, 0.7, seed=33),
+        "dropout_noise_shape": layers.dropout(img, 0.4, noise_shape=[2, 1, 1, 3], seed=34),
+        "dropout_eval": layers.dropout(img, 0.7, is_training=False),
+        "repeat": layers.repeat(img, 2, layers.conv2d, 3, [3, 3], scope="rep",
+                                weights_initializer=layers.xavier_initializer(seed=35)),
+        "stack": layers.stack(tf.constant(X_FC), layers.fully_connected, [4, 3, 2], scope="fc_stack",
+                              weights_initializer=layers.xavier_initializer(seed=36)),
+    }
+    expected = EXPECTED["more_layers"]
+    assert [v.name for v in tf.global_variables()] == expected["global_variables"]
+    assert {k: t.shape.as_list() for k, t in ops.items()} == expected["static_shapes"]
+    assert {k: t.op.name for k, t in ops.items() if "pool" in k} == expected["op_names"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run(ops)
+    for name, value in got.items():
+        assert list(value.shape) == ops[name].shape.as_list(), name
+        close(value, expected["values"][name])
+
+
+def test_dropout_is_training_tensor_and_pool_errors():
+    x = tf.ones([4, 10])
+    training = tf.placeholder(tf.bool, [])
+    out = layers.dropout(x, 0.5, is_training=training, seed=1)
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(out, {training: False}), np.ones((4, 10), np.float32))
+        dropped = sess.run(out, {training: True})
+    assert set(np.unique(dropped)) <= {0.0, 2.0} and 0 < (dropped == 0).sum() < 40
+    with pytest.raises(ValueError, match="NCHW or NHWC"):
+        layers.max_pool2d(tf.constant(X_IMG), 2, data_format="NWC")
+    with pytest.raises(ValueError, match="rank 4"):
+        layers.avg_pool2d(tf.constant(X_SEQ), 2)
+    with pytest.raises(ValueError, match="list or tuple"):
+        layers.stack(tf.constant(X_FC), layers.fully_connected, 3)
+
+
+def test_linear_is_fully_connected_without_activation():
+    x = tf.constant(X_FC)
+    y = layers.linear(x, 2, weights_initializer=tf.constant_initializer(-1.0))
+    assert [v.name for v in tf.global_variables()] == ["fully_connected/weights:0", "fully_connected/biases:0"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        close(sess.run(y), np.repeat(-X_FC.sum(1, keepdims=True), 2, axis=1))

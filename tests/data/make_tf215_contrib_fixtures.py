@@ -118,6 +118,36 @@ def layers(out):
                              "static_shapes": {k: t.shape.as_list() for k, t in ops.items()}}
 
 
+def more_layers(out):
+    """1-D convolution, pooling, dropout, repeat and stack."""
+    with tf.Graph().as_default():
+        tf.set_random_seed(9)
+        img = tf.constant(X_IMG)
+        ops = {
+            "conv1d": slim.convolution(tf.constant(X_SEQ), 3, 2, stride=2, scope="conv1d",
+                                       weights_initializer=slim.xavier_initializer(seed=31)),
+            "conv1d_dilated": slim.convolution(tf.constant(X_SEQ), 2, 2, rate=2, padding="VALID", scope="conv1d_dil",
+                                               weights_initializer=slim.xavier_initializer(seed=32)),
+            "max_pool": slim.max_pool2d(img, [2, 2]),
+            "max_pool_same": slim.max_pool2d(img, 3, stride=2, padding="SAME"),
+            "avg_pool": slim.avg_pool2d(img, [3, 2], stride=[1, 2]),
+            "avg_pool_same": slim.avg_pool2d(img, 3, stride=2, padding="SAME"),
+            "dropout": slim.dropout(img, 0.7, seed=33),
+            "dropout_noise_shape": slim.dropout(img, 0.4, noise_shape=[2, 1, 1, 3], seed=34),
+            "dropout_eval": slim.dropout(img, 0.7, is_training=False),
+            "repeat": slim.repeat(img, 2, slim.conv2d, 3, [3, 3], scope="rep",
+                                  weights_initializer=slim.xavier_initializer(seed=35)),
+            "stack": slim.stack(tf.constant(X_FC), slim.fully_connected, [4, 3, 2], scope="fc_stack",
+                                weights_initializer=slim.xavier_initializer(seed=36)),
+        }
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out["more_layers"] = {"values": listed(sess.run(ops)),
+                                  "global_variables": names(tf.GraphKeys.GLOBAL_VARIABLES),
+                                  "static_shapes": {k: t.shape.as_list() for k, t in ops.items()},
+                                  "op_names": {k: t.op.name for k, t in ops.items() if "pool" in k}}
+
+
 def batch_norm_case(kwargs, x, steps):
     """tf_slim hands the default updates_collections (the very string UPDATE_OPS) on rank-4
     inputs to a Keras layer, which needs tf_keras (not installed); a list holding UPDATE_OPS
@@ -219,6 +249,7 @@ def main(folder):
     initializers(out)
     regularizers(out)
     layers(out)
+    more_layers(out)
     batch_norms(out)
     optimize(out)
     lstm(out)

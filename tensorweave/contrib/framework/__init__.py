@@ -2,6 +2,7 @@
 (re-exports only)."""
 from tensorweave.contrib.framework.arg_scope import (  # noqa: F401
     add_arg_scope, arg_scope, arg_scope_func_key, arg_scoped_arguments, current_arg_scope, has_arg_scope)
+from tensorweave.contrib.framework.checkpoints import assign_from_checkpoint_fn  # noqa: F401
 from tensorweave.contrib.framework.variables import (  # noqa: F401
     add_model_variable, get_local_variables, get_model_variables, get_trainable_variables, get_unique_variable,
     get_variable_full_name, get_variables, get_variables_by_name, get_variables_by_suffix,

@@ -21,7 +21,7 @@ from tensorweave.contrib.layers.initializers import xavier_initializer
 from tensorweave.contrib.layers.utils import collect_named_outputs, get_variable_collections
 
 __all__ = ["fully_connected", "convolution", "convolution2d", "conv2d", "flatten", "layer_norm",
-           "embed_sequence", "linear"]
+           "embed_sequence", "linear", "repeat", "stack"]
 
 
 def _weights_and_biases(in_shape: list[int], num_outputs: int, dtype: Any, use_bias: bool,
@@ -242,3 +242,41 @@ def embed_sequence(ids: Any, vocab_size: Optional[int] = None, embed_dim: Option
 def linear(inputs: Any, num_outputs: int, **kwargs: Any) -> Any:
     """fully_connected without an activation."""
     return fully_connected(inputs, num_outputs, activation_fn=None, **kwargs)
+
+
+def _layer_name(layer: Any, fallback: str) -> str:
+    if hasattr(layer, "__name__"):
+        return layer.__name__
+    if hasattr(layer, "func") and hasattr(layer.func, "__name__"):
+        return layer.func.__name__  # a functools.partial
+    return fallback
+
+
+def repeat(inputs: Any, repetitions: int, layer: Any, *args: Any, **kwargs: Any) -> Any:
+    """Applies `layer` with the same arguments `repetitions` times, in scopes
+    `<scope>/<scope>_1`, `<scope>/<scope>_2`, ... (scope defaults to the layer's name)."""
+    scope = kwargs.pop("scope", None)
+    with variable_scope(scope, "Repeat", [inputs]):
+        outputs = convert_to_tensor(inputs)
+        scope = scope or _layer_name(layer, "repeat")
+        for i in range(repetitions):
+            kwargs["scope"] = f"{scope}_{i + 1}"
+            outputs = layer(outputs, *args, **kwargs)
+        return outputs
+
+
+def stack(inputs: Any, layer: Any, stack_args: Any, **kwargs: Any) -> Any:
+    """Applies `layer` once per entry of `stack_args` (its extra positional arguments), each in
+    its own numbered scope, feeding each output to the next."""
+    scope = kwargs.pop("scope", None)
+    if not isinstance(stack_args, (list, tuple)):
+        raise ValueError("stack_args need to be a list or tuple")
+    with variable_scope(scope, "Stack", [inputs]):
+        outputs = convert_to_tensor(inputs)
+        scope = scope or _layer_name(layer, "stack")
+        for i, layer_args in enumerate(stack_args):
+            kwargs["scope"] = f"{scope}_{i + 1}"
+            if not isinstance(layer_args, (list, tuple)):
+                layer_args = [layer_args]
+            outputs = layer(outputs, *layer_args, **kwargs)
+        return outputs
