@@ -168,3 +168,17 @@ def test_assign_from_checkpoint_fn_restores_and_skips_missing(tmp_path):
             sess.run(tf.global_variables_initializer())
             with pytest.raises(tf.errors.NotFoundError):
                 strict(sess)
+
+
+def test_variable_custom_getter_replaces_get_variable():
+    calls = []
+
+    def getter(name, reuse=None, **kwargs):
+        calls.append((name, reuse, kwargs["collections"]))
+        return tf.get_variable(name + "_custom", **kwargs)
+
+    with tf.variable_scope("s", reuse=tf.AUTO_REUSE):
+        v = framework.model_variable("v", shape=[2], custom_getter=getter)
+    assert v.name == "s/v_custom:0"
+    assert calls == [("v", tf.AUTO_REUSE, [tf.GraphKeys.GLOBAL_VARIABLES, tf.GraphKeys.MODEL_VARIABLES])]
+    assert framework.get_model_variables() == [v]

@@ -182,6 +182,12 @@ def test_flatten_unknown_batch_and_layer_norm_errors():
     with tf.Session() as sess:
         out = sess.run(flat, {x: np.ones((5, 2, 3), np.float32)})
     assert out.shape == (5, 6)
+    partial, unknown, vector = (tf.placeholder(tf.float32, shape) for shape in ([None, None, 3], None, [5]))
+    flats = [layers.flatten(t) for t in (partial, unknown, vector)]
+    assert [f.shape.as_list() for f in flats] == [[None, None], [None, None], [5, 1]]
+    with tf.Session() as sess:
+        got = sess.run(flats, {partial: np.ones((2, 4, 3)), unknown: np.ones((2, 3, 2)), vector: np.ones(5)})
+    assert [g.shape for g in got] == [(2, 12), (2, 6), (5, 1)]
     with pytest.raises(ValueError, match="must be < rank"):
         layers.layer_norm(tf.constant(X_FC), begin_norm_axis=2)
     with pytest.raises(ValueError, match="undefined rank"):

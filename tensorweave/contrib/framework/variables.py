@@ -3,12 +3,13 @@ name or suffix (TF 1.15's contrib/framework/python/ops/variables.py semantics)."
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import Any, Optional, Sequence
 
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import graph as _graph
 from tensorweave.framework.graph import GraphKeys
-from tensorweave.ops.state import get_variable, Variable, VariableScope
+from tensorweave.ops.state import get_variable, get_variable_scope, Variable, VariableScope
 from tensorweave.contrib.framework.arg_scope import add_arg_scope
 
 __all__ = ["variable", "model_variable", "local_variable", "global_variable", "add_model_variable",
@@ -23,15 +24,15 @@ def variable(name: str, shape: Any = None, dtype: Any = None, initializer: Any =
              device: Any = None, partitioner: Any = None, custom_getter: Any = None,
              use_resource: Any = None) -> Variable:
     """Gets or creates a variable (tf.get_variable) in `collections` (default: the global
-    variables), on `device` when one is given."""
+    variables), on `device` when one is given. A `custom_getter` is used instead of
+    tf.get_variable, called with the same arguments plus the current scope's `reuse`."""
     collections = list(dict.fromkeys(collections if collections is not None else [GraphKeys.GLOBAL_VARIABLES]))
-    getter: Any = custom_getter if custom_getter is not None else get_variable
+    if custom_getter is not None:
+        getter: Any = functools.partial(custom_getter, reuse=get_variable_scope().reuse)
+    else:
+        getter = get_variable
     where = _graph.device(device) if device is not None else contextlib.nullcontext()
     with where:
-        if custom_getter is not None:
-            return getter(get_variable, name, shape=shape, dtype=dtype, initializer=initializer,
-                          regularizer=regularizer, trainable=trainable, collections=collections,
-                          caching_device=caching_device, partitioner=partitioner)
         return getter(name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
                       trainable=trainable, collections=collections, caching_device=caching_device,
                       partitioner=partitioner)

@@ -170,14 +170,15 @@ def flatten(inputs: Any, outputs_collections: Any = None, scope: Any = None) -> 
     with _graph.name_scope(scope, "Flatten", [inputs]) as sc:
         inputs = convert_to_tensor(inputs)
         in_shape = inputs.get_shape()
-        if in_shape.ndims is None or in_shape.ndims < 1:
-            raise ValueError(f"Inputs must have a least 2 dimensions, got shape {in_shape}.")
-        rest = in_shape[1:]
-        if rest.is_fully_defined():
-            outputs = reshape(inputs, [-1, int(np.prod(rest.as_list(), dtype=np.int64))])
-        else:
+        if in_shape.ndims is None:
             outputs = reshape(inputs, [array_shape(inputs)[0], -1])
-        outputs.set_shape(TensorShape([in_shape[0].value, rest.num_elements()]))
+        else:
+            rest = in_shape[1:]
+            if rest.is_fully_defined():
+                outputs = reshape(inputs, [-1, int(np.prod(rest.as_list(), dtype=np.int64))])
+            else:
+                outputs = reshape(inputs, [array_shape(inputs)[0], -1])
+            outputs.set_shape(TensorShape([in_shape[0].value, rest.num_elements()]))
         return collect_named_outputs(outputs_collections, sc, outputs)
 
 
