@@ -11,3 +11,6 @@ from tensorweave.metrics.thresholds import (  # noqa: F401
     auc, false_negatives_at_thresholds, false_positives_at_thresholds, precision_at_thresholds,
     recall_at_thresholds, sensitivity_at_specificity, specificity_at_sensitivity, true_negatives_at_thresholds,
     true_positives_at_thresholds)
+from tensorweave.metrics.top_k import (  # noqa: F401
+    average_precision_at_k, precision_at_k, precision_at_top_k, recall_at_k, recall_at_top_k,
+    sparse_average_precision_at_k, sparse_precision_at_k)
