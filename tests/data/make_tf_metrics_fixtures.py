@@ -18,10 +18,11 @@ tf.disable_v2_behavior()
 tf.get_logger().setLevel("ERROR")
 
 
-def _placeholder(name, first):
+def _placeholder(case, name, first):
+    shape = metrics_cases.placeholder_shape(case, first)
     if isinstance(first, dict):
-        return tf.sparse_placeholder(tf.int64, shape=first["dense_shape"].tolist(), name=name)
-    return tf.placeholder(tf.as_dtype(first.dtype), shape=first.shape, name=name)
+        return tf.sparse_placeholder(tf.int64, shape=shape, name=name)
+    return tf.placeholder(tf.as_dtype(first.dtype), shape=shape, name=name)
 
 
 def _feed_value(value):
@@ -38,7 +39,7 @@ def _plain(x):
 
 def run_case(case):
     with tf.Graph().as_default() as g:
-        inputs = {k: _placeholder(k, v) for k, v in case["batches"][0].items()}
+        inputs = {k: _placeholder(case, k, v) for k, v in case["batches"][0].items()}
         value, update = getattr(tf.metrics, case["metric"])(**inputs, **case["kwargs"])
         init = tf.local_variables_initializer()
         out = {"id": case["id"], "updates": [], "values": [],
@@ -61,11 +62,21 @@ def main():
     results = []
     for case in metrics_cases.cases():
         results.append({**run_case(case), "metric": case["metric"], "kwargs": case["kwargs"],
+                        "dynamic": case.get("dynamic", False),
                         "batches": [{k: metrics_cases.encode(v) for k, v in b.items()}
                                     for b in case["batches"]]})
+    matrices = []
+    for case in metrics_cases.confusion_matrix_cases():
+        with tf.Graph().as_default():
+            kwargs = {k: v for k, v in case.items() if k in ("num_classes", "weights", "dtype")}
+            cm = tf.math.confusion_matrix(case["labels"], case["predictions"], **kwargs)
+            with tf.Session() as sess:
+                got = sess.run(cm)
+        matrices.append({"id": case["id"], "dtype": cm.dtype.name, "static_shape": cm.shape.as_list(),
+                         "value": got.tolist()})
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf_metrics_expected.json")
     with open(path, "w") as f:
-        json.dump({"tensorflow": tf.__version__, "cases": results}, f, separators=(",", ":"))
+        json.dump({"tensorflow": tf.__version__, "cases": results, "confusion_matrix": matrices}, f, separators=(",", ":"))
     print(f"wrote {len(results)} cases to {path}")
 
 

@@ -133,7 +133,48 @@ def cases() -> list[dict[str, Any]]:
                 add(f"{m}_k{k}_sparse{sfx}", m, {"k": k},
                     lambda: {"labels": _sparse_labels(rng, 5, 3, 6),
                              "predictions": rng.normal(size=logits).astype(np.float32), **w((5,))})
+    # The same inputs through placeholders whose batch dimension is unknown (None), so the
+    # run-time rank/shape paths are taken where static shapes decided before.
+    for case_id in DYNAMIC:
+        case = next(c for c in out if c["id"] == case_id)
+        out.append({**case, "id": case_id + "_dynamic", "dynamic": True})
     return out
+
+
+DYNAMIC = ("accuracy_w", "mean_w", "precision_w", "recall", "true_negatives_w", "auc_ROC_trapezoidal_w",
+           "auc_PR_careful_interpolation", "mean_squared_error_w", "mean_relative_error_w",
+           "mean_cosine_distance_w", "percentage_below_w", "mean_iou_w", "mean_per_class_accuracy_w",
+           "precision_at_thresholds_w", "sensitivity_at_specificity_0.8_w", "specificity_at_sensitivity_0.3",
+           "precision_at_k_k3_w_dense2", "precision_at_k_k3_c2_sparse", "recall_at_k_k3_w_dense1",
+           "recall_at_k_k1_c2_w_sparse", "precision_at_top_k_w", "average_precision_at_k_k4_dense_w",
+           "average_precision_at_k_k4_sparse")
+
+
+def placeholder_shape(case: dict[str, Any], value: Any) -> list[Any]:
+    """The placeholder shape for one input: the batch's, with the first dimension None in
+    dynamic cases."""
+    shape = list(value["dense_shape"]) if isinstance(value, dict) else list(np.shape(value))
+    if case.get("dynamic") and shape:
+        shape[0] = None
+    return [None if d is None else int(d) for d in shape]
+
+
+def confusion_matrix_cases() -> list[dict[str, Any]]:
+    """tf.math.confusion_matrix inputs: {"id", "labels", "predictions", "weights"?, "num_classes"?,
+    "dtype"?}."""
+    rng = np.random.default_rng(11)
+    labels, predictions = rng.integers(0, 4, 12), rng.integers(0, 4, 12)
+    weights = np.round(rng.random(12), 2).astype(np.float32)
+    return [
+        {"id": "plain", "labels": labels, "predictions": predictions},
+        {"id": "num_classes", "labels": labels, "predictions": predictions, "num_classes": 6},
+        {"id": "weights_float64", "labels": labels, "predictions": predictions, "weights": weights,
+         "num_classes": 5, "dtype": "float64"},
+        {"id": "weights_float32", "labels": labels, "predictions": predictions, "weights": weights,
+         "dtype": "float32"},
+        {"id": "squeezable", "labels": labels.reshape(12, 1), "predictions": predictions},
+        {"id": "int64", "labels": labels, "predictions": predictions, "dtype": "int64"},
+    ]
 
 
 def encode(value: Any) -> Any:

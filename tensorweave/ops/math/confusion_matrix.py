@@ -12,6 +12,7 @@ from typing import Any, Optional
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework.graph import control_dependencies, name_scope
 from tensorweave.framework.tensor_conversion import convert_to_tensor
+from tensorweave.framework.tensor_util import get_static_value
 from tensorweave.ops.array.creation import ones_like
 from tensorweave.ops.array.gather_scatter_nd import scatter_nd
 from tensorweave.ops.array.joining import stack
@@ -57,6 +58,9 @@ def confusion_matrix(labels: Any, predictions: Any, num_classes: Any = None, wei
     default) of the examples with label i and prediction j. Without num_classes it is one more
     than the largest label or prediction. Negative or too large ids fail at run time."""
     with name_scope(name, "confusion_matrix", (predictions, labels, num_classes, weights)) as scope:
+        labels, predictions = convert_to_tensor(labels), convert_to_tensor(predictions)
+        # Known ids give a static [n, n] shape, as TF's constant-folding shape inference does.
+        known = [get_static_value(t) for t in (labels, predictions)]
         labels, predictions = remove_squeezable_dimensions(
             cast(labels, _dtypes.int64), cast(predictions, _dtypes.int64))
         predictions.shape.assert_is_compatible_with(labels.shape)
@@ -65,7 +69,10 @@ def confusion_matrix(labels: Any, predictions: Any, num_classes: Any = None, wei
         with control_dependencies(checks):
             labels, predictions = identity(labels), identity(predictions)
         if num_classes is None:
-            num_classes = maximum(reduce_max(predictions), reduce_max(labels)) + 1
+            if all(v is not None and v.size for v in known):
+                num_classes = cast(int(max(v.max() for v in known)) + 1, _dtypes.int64)
+            else:
+                num_classes = maximum(reduce_max(predictions), reduce_max(labels)) + 1
         else:
             num_classes = cast(num_classes, _dtypes.int64)
             checks = [assert_less(labels, num_classes, message="`labels` out of bound"),
