@@ -76,7 +76,8 @@ def main():
                          "value": got.tolist()})
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf_metrics_expected.json")
     with open(path, "w") as f:
-        json.dump({"tensorflow": tf.__version__, "cases": results, "confusion_matrix": matrices}, f, separators=(",", ":"))
+        json.dump({"tensorflow": tf.__version__, "cases": results, "confusion_matrix": matrices}, f,
+                  separators=(",", ":"))
     print(f"wrote {len(results)} cases to {path}")
 
 
