@@ -1,6 +1,7 @@
 """Every tf.metrics case of tests/data/metrics_cases.py against the numbers TensorFlow 2.21
 computed (tests/data/tf_metrics_expected.json): the update_op's result and the value after each
-batch (rtol 1e-5), and the metric's local variables (names, dtypes, shapes, collections)."""
+batch (rtol 1e-5), the value and update tensors' names, and the metric's local variables (names,
+dtypes, shapes, collections)."""
 from __future__ import annotations
 
 import json
@@ -83,6 +84,7 @@ def test_metric_matches_tensorflow(case_id: str) -> None:
     with tf.Graph().as_default() as g:
         inputs = {k: _placeholder(case, k, v) for k, v in batches[0].items()}
         value, update = getattr(tf.metrics, case["metric"])(**inputs, **case["kwargs"])
+        assert (value.name, update.name) == (case["value_name"], case["update_name"])
         assert [v.op.name for v in tf.local_variables()] == case["local_variables"]
         assert [v.op.name for v in g.get_collection(tf.GraphKeys.METRIC_VARIABLES)] == case["metric_variables"]
         assert [v.op.name for v in tf.global_variables()] == case["global_variables"] == []
