@@ -133,6 +133,24 @@ def cases() -> list[dict[str, Any]]:
                 add(f"{m}_k{k}_sparse{sfx}", m, {"k": k},
                     lambda: {"labels": _sparse_labels(rng, 5, 3, 6),
                              "predictions": rng.normal(size=logits).astype(np.float32), **w((5,))})
+    # Explicit AUC thresholds, rank-matching squeezes, integer values for mean.
+    for curve, summation in (("ROC", "trapezoidal"), ("PR", "careful_interpolation"), ("PR", "majoring")):
+        add(f"auc_thresholds_{curve}_{summation}", "auc",
+            {"curve": curve, "summation_method": summation, "thresholds": [0.7, 0.3, 0.5]},
+            lambda: {"labels": _binary(rng, shape), "predictions": _probs(rng, shape),
+                     "weights": _weights(rng, shape)})
+    add("accuracy_squeeze_labels", "accuracy", {},
+        lambda: {"labels": rng.integers(0, 3, (6, 1)), "predictions": rng.integers(0, 3, (6,)),
+                 "weights": _weights(rng, (6,))})
+    add("mean_squared_error_squeeze_weights", "mean_squared_error", {},
+        lambda: {"labels": rng.normal(size=shape).astype(np.float32),
+                 "predictions": rng.normal(size=shape).astype(np.float32), "weights": _weights(rng, shape + (1,))})
+    add("mean_expand_weights", "mean", {},
+        lambda: {"values": rng.normal(size=shape).astype(np.float32), "weights": _weights(rng, (4,))})
+    add("mean_int_values", "mean", {}, lambda: {"values": rng.integers(-5, 5, shape)})
+    add("precision_float_inputs", "precision", {},
+        lambda: {"labels": _probs(rng, shape).round(), "predictions": _probs(rng, shape).round(),
+                 "weights": _weights(rng, (4, 1))})
     # The same inputs through placeholders whose batch dimension is unknown (None), so the
     # run-time rank/shape paths are taken where static shapes decided before.
     for case_id in DYNAMIC:
@@ -147,7 +165,8 @@ DYNAMIC = ("accuracy_w", "mean_w", "precision_w", "recall", "true_negatives_w", 
            "precision_at_thresholds_w", "sensitivity_at_specificity_0.8_w", "specificity_at_sensitivity_0.3",
            "precision_at_k_k3_w_dense2", "precision_at_k_k3_c2_sparse", "recall_at_k_k3_w_dense1",
            "recall_at_k_k1_c2_w_sparse", "precision_at_top_k_w", "average_precision_at_k_k4_dense_w",
-           "average_precision_at_k_k4_sparse")
+           "average_precision_at_k_k4_sparse", "accuracy_squeeze_labels", "mean_squared_error_squeeze_weights",
+           "mean_expand_weights")
 
 
 def placeholder_shape(case: dict[str, Any], value: Any) -> list[Any]:
