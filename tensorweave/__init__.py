@@ -105,3 +105,5 @@ from tensorweave.framework.meta_graph import MetaGraphDef  # noqa: F401,E402
 from tensorweave.framework.tensor_proto import make_ndarray, make_tensor_proto  # noqa: F401,E402
 from tensorweave.framework.tensor_util import get_static_value  # noqa: F401,E402
 from tensorweave import contrib  # noqa: F401,E402
+from tensorweave import metrics  # noqa: F401,E402
+from tensorweave.ops.math.confusion_matrix import confusion_matrix  # noqa: F401,E402
