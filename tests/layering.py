@@ -62,6 +62,8 @@ TIER2: dict[str, set[str]] = {
     "sendrecv": set(),
 
     "script": set(),
+
+    "summary": set(),
 }
 # tf.confusion_matrix (issue 11): a composite built on array, control_flow and debugging ops.
 TIER2["math"].add("confusion_matrix")
