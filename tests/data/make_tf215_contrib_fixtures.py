@@ -222,6 +222,35 @@ def optimize(out):
     out["optimize_loss"] = results
 
 
+def optimize_summaries(out):
+    """optimize_loss's summaries: names and types of the summary ops, and their values after
+    one step, for the default list (with decay and clipping) and the per-variable ones."""
+    results = {}
+    for name, kwargs in {
+        "default": {"summaries": None, "clip_gradients": 0.5,
+                    "learning_rate_decay_fn": lambda lr, gs: tf.train.exponential_decay(lr, gs, 1, 0.5)},
+        "per_variable": {"summaries": ["gradients", "gradient_norm", "loss"]},
+    }.items():
+        with tf.Graph().as_default():
+            gs = tf.train.get_or_create_global_step()
+            w = tf.get_variable("w", initializer=tf.constant([[0.5], [-1.0], [2.0]]))
+            b = tf.get_variable("b", initializer=tf.constant([0.1]))
+            loss = tf.reduce_mean(tf.square(tf.matmul(tf.constant(X_FC[:, :3]), w) + b - 1.0))
+            train = slim.optimize_loss(loss, gs, 0.1, "SGD", **kwargs)
+            ops = tf.get_collection(tf.GraphKeys.SUMMARIES)
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                values = sess.run(ops)
+                sess.run(train)
+            tags = []
+            for v in values:
+                summary = tf.Summary.FromString(v)
+                tags += [[x.tag, x.WhichOneof("value"),
+                          x.simple_value if x.HasField("simple_value") else x.histo.sum] for x in summary.value]
+            results[name] = {"ops": [[t.op.name, t.op.type] for t in ops], "values": tags}
+    out["optimize_loss_summaries"] = results
+
+
 def lstm(out):
     """tf.nn.rnn_cell.LSTMCell runs with fixed weights: the arithmetic LSTMBlockCell must match."""
     rng = np.random.RandomState(3)
@@ -252,6 +281,7 @@ def main(folder):
     more_layers(out)
     batch_norms(out)
     optimize(out)
+    optimize_summaries(out)
     lstm(out)
     with open(os.path.join(folder, "tf215_contrib_expected.json"), "w") as f:
         json.dump(out, f, indent=0, sort_keys=True)

@@ -1,10 +1,8 @@
 """`tf.contrib.layers.optimize_loss`: one call from a loss to a training op (optimizer by name,
 class or instance, learning-rate variable and decay, gradient noise, multipliers and clipping,
-UPDATE_OPS run first).
-
-Summaries: tensorweave has no tf.summary yet, so no summary op is written. `summaries=None`
-(TF's default, which would add scalars) and `summaries=[]` build the same training op as TF;
-naming summaries raises a ValueError rather than silently dropping them."""
+UPDATE_OPS run first), with TF's summaries: by default the loss, the decayed learning rate and
+the global gradient norm (before and after clipping); per variable gradient histograms and norms
+on request."""
 from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence
@@ -14,7 +12,8 @@ from tensorweave.framework.graph import GraphKeys, Tensor
 from tensorweave.framework.indexed_slices import IndexedSlices
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops.array import identity
-from tensorweave.ops.math import cast, clip_by_global_norm
+from tensorweave.ops.math import cast, clip_by_global_norm, global_norm
+from tensorweave.ops import summary
 from tensorweave.ops.random import truncated_normal
 from tensorweave.ops.state import constant_initializer, get_variable, trainable_variables, variable_scope
 from tensorweave.training.adagrad import AdagradOptimizer
@@ -114,13 +113,26 @@ def _multiply_gradients(grads_and_vars: list, multipliers: dict) -> list:
     return out
 
 
-def _check_summaries(summaries: Optional[Sequence[str]]) -> None:
-    for name in summaries or ():
+def _check_summaries(summaries: Optional[Sequence[str]]) -> list[str]:
+    if summaries is None:
+        return ["loss", "learning_rate", "global_gradient_norm"]
+    for name in summaries:
         if name not in OPTIMIZER_SUMMARIES:
             raise ValueError(f"Summaries should be one of [{', '.join(OPTIMIZER_SUMMARIES)}], you provided {name}.")
-    if summaries:
-        raise ValueError(f"optimize_loss(summaries={list(summaries)!r}): tensorweave does not provide "
-                         "tf.summary yet; pass summaries=None or [] to train without summaries")
+    return list(summaries)
+
+
+def _gradient_summaries(gradients: list, summaries: list[str]) -> None:
+    """Per-variable gradient histograms and norms (`gradients`, `gradient_norm`)."""
+    for grad, var in gradients:
+        values = grad.values if isinstance(grad, IndexedSlices) else grad
+        if values is None:
+            continue
+        var_name = var.name.replace(":", "_")
+        if "gradients" in summaries:
+            summary.histogram(f"gradients/{var_name}", values)
+        if "gradient_norm" in summaries:
+            summary.scalar(f"gradient_norm/{var_name}", global_norm([values]))
 
 
 def optimize_loss(loss: Any, global_step: Any, learning_rate: Any, optimizer: Any,
@@ -139,7 +151,7 @@ def optimize_loss(loss: Any, global_step: Any, learning_rate: Any, optimizer: An
         global_step = get_global_step()
     else:
         assert_global_step(global_step)
-    _check_summaries(summaries)
+    summaries = _check_summaries(summaries)
     with variable_scope(name, "OptimizeLoss", [loss, global_step]):
         if update_ops is None:
             update_ops = list(dict.fromkeys(_graph.get_collection(GraphKeys.UPDATE_OPS)))
@@ -150,6 +162,8 @@ def optimize_loss(loss: Any, global_step: Any, learning_rate: Any, optimizer: An
             if global_step is None:
                 raise ValueError("global_step is required for learning_rate_decay_fn.")
             lr = learning_rate_decay_fn(lr, global_step)
+            if "learning_rate" in summaries:
+                summary.scalar("learning_rate", lr)
         opt = _make_optimizer(optimizer, lr, learning_rate)
         if variables is None:
             variables = trainable_variables()
@@ -161,6 +175,9 @@ def optimize_loss(loss: Any, global_step: Any, learning_rate: Any, optimizer: An
             if not gradients:
                 raise ValueError("Empty list of (gradient, var) pairs encountered. This is most likely to be "
                                  "caused by an improper value of gradient_multipliers.")
+        norm_summaries = "global_gradient_norm" in summaries or "gradient_norm" in summaries
+        if norm_summaries:
+            summary.scalar("global_norm/gradient_norm", global_norm([g for g, _ in gradients]))
         if isinstance(clip_gradients, float):
             grads, variables_ = zip(*gradients)
             clipped, _ = clip_by_global_norm(list(grads), clip_gradients)
@@ -169,6 +186,11 @@ def optimize_loss(loss: Any, global_step: Any, learning_rate: Any, optimizer: An
             gradients = clip_gradients(gradients)
         elif clip_gradients is not None:
             raise ValueError(f"Unknown type {type(clip_gradients)} for clip_gradients")
+        if "loss" in summaries:
+            summary.scalar("loss", loss)
+        _gradient_summaries(gradients, summaries)
+        if clip_gradients is not None and norm_summaries:
+            summary.scalar("global_norm/clipped_gradient_norm", global_norm([g for g, _ in gradients]))
         grad_updates = opt.apply_gradients(
             gradients, global_step=global_step if increment_global_step else None, name="train")
         return _with_dependencies([grad_updates], loss)
