@@ -82,7 +82,14 @@ def train(args: argparse.Namespace, data: datasets.DataSet, model: dict) -> floa
             images, labels = batches.next()              # Load one batch of input data.
             feed = {x: images, y: datasets.one_hot(labels)}
             if writer is not None and step % args.summary_every == 0:
-                _, loss, summary = sess.run([model["train_op"], model["loss"], summaries], feed)
+                if step == args.summary_every:  # one traced step: per-node time and memory in the graph tab
+                    meta = tf.RunMetadata()
+                    _, loss, summary = sess.run([model["train_op"], model["loss"], summaries], feed,
+                                                options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                                                run_metadata=meta)
+                    writer.add_run_metadata(meta, f"step{step}", step)
+                else:
+                    _, loss, summary = sess.run([model["train_op"], model["loss"], summaries], feed)
                 writer.add_summary(summary, step)      # written by the writer's own thread
             else:
                 _, loss = sess.run([model["train_op"], model["loss"]], feed)  # Perform a step.

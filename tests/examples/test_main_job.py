@@ -96,5 +96,6 @@ def test_main_job_writes_tensorboard_summaries_and_prints_the_command(tmp_path, 
              for tag in ("loss", "accuracy")}
     assert steps == {"loss": [0, 10, 20, 30, 40], "accuracy": [0, 10, 20, 30, 40]}
     assert any(e.HasField("graph_def") for e in events)
+    assert [e.tagged_run_metadata.tag for e in events if e.HasField("tagged_run_metadata")] == ["step10"]
     mnist.main(["--steps", "3", "--quiet", "--logdir", ""])  # no summaries at all
     assert "tensorboard" not in capsys.readouterr().out
