@@ -248,21 +248,19 @@ MergeSummary.not_differentiable()
 @MergeSummary.kernel()
 def _merge_summary_kernel(ctx: KernelContext) -> Callable:
     def compute(*inputs: Any) -> Any:
-        merged = summary_pb2.Summary()
+        parts = [s for serialized in inputs for s in np.asarray(serialized).reshape(-1)]
         tags: set[str] = set()
-        for serialized in inputs:
-            for s in np.asarray(serialized).reshape(-1):
-                part = summary_pb2.Summary()
-                try:
-                    part.ParseFromString(s)
-                except Exception:  # noqa: BLE001  (protobuf's DecodeError and friends)
-                    raise invalid("Could not parse one of the summary inputs") from None
-                for value in part.value:
-                    if value.tag and value.tag in tags:
-                        raise invalid(f"Duplicate tag {value.tag} found in summary inputs ")
-                    tags.add(value.tag)
-                    merged.value.add().CopyFrom(value)
-        return _string_scalar(merged.SerializeToString())
+        for s in parts:
+            try:
+                part = summary_pb2.Summary.FromString(s)
+            except Exception:  # noqa: BLE001  (protobuf's DecodeError and friends)
+                raise invalid("Could not parse one of the summary inputs") from None
+            for value in part.value:
+                if value.tag and value.tag in tags:
+                    raise invalid(f"Duplicate tag {value.tag} found in summary inputs ")
+                tags.add(value.tag)
+        # `value` is Summary's only field and it repeats: the concatenated messages are the
+        # merged message, byte for byte what re-serializing their values would give.
+        return _string_scalar(b"".join(parts))
 
     return compute
-
