@@ -62,6 +62,8 @@ TIER2: dict[str, set[str]] = {
     "sendrecv": set(),
 
     "script": set(),
+
+    "image": {"image_impl"},
 }
 
 # (importing module, imported module) -> why the import must be late (a real cycle).

@@ -1,0 +1,12 @@
+"""`tf.image`: decoding and encoding, resizing, colour adjustments, crops, flips, random
+augmentations and bounding boxes (re-exports only; the ops live in tensorweave/ops/image/)."""
+from tensorweave.ops.image import (  # noqa: F401
+    adjust_brightness, adjust_contrast, adjust_gamma, adjust_hue, adjust_saturation, central_crop,
+    convert_image_dtype, crop_to_bounding_box, decode_bmp, decode_gif, decode_image, decode_jpeg, decode_png,
+    draw_bounding_boxes, encode_jpeg, encode_png, flip_left_right, flip_up_down, grayscale_to_rgb, hsv_to_rgb,
+    image_gradients, non_max_suppression, pad_to_bounding_box, per_image_standardization, random_brightness,
+    random_contrast, random_crop, random_flip_left_right, random_flip_up_down, random_hue, random_saturation,
+    resize_area, resize_bicubic, resize_bilinear, resize_image_with_crop_or_pad, resize_image_with_pad,
+    resize_images, resize_nearest_neighbor, ResizeMethod, rgb_to_grayscale, rgb_to_hsv, rot90,
+    sample_distorted_bounding_box, sobel_edges, total_variation, transpose_image)
+from tensorweave.ops.image import transpose_image as transpose  # noqa: F401
