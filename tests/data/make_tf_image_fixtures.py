@@ -85,7 +85,8 @@ def resize():
                     return tf.gradients(tf.reduce_sum(y * weights), t)[0]
                 put(f"resize_grad/{name}/{h}x{w}/{int(ac)}{int(hpc)}", run(build))
     for method in range(4):
-        put(f"resize_images/{method}", run(lambda: tf.image.resize_images(tf.constant(OUT["img_u8"]), [4, 9], method=method)))
+        put(f"resize_images/{method}",
+            run(lambda: tf.image.resize_images(tf.constant(OUT["img_u8"]), [4, 9], method=method)))
         put(f"resize_images_aspect/{method}", run(lambda: tf.image.resize_images(
             OUT["img_f32"], [10, 10], method=method, preserve_aspect_ratio=True)))
 

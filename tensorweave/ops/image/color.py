@@ -73,7 +73,8 @@ def rgb_to_hsv_array(images: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         s = np.where(v > 0, spread / v, t(0))
         norm = (t(1) / spread) * (t(1) / t(6))
-        h = np.where(r == v, norm * (g - b), np.where(g == v, norm * (b - r) + t(2) / t(6), norm * (r - g) + t(4) / t(6)))
+        h = np.where(r == v, norm * (g - b),
+                     np.where(g == v, norm * (b - r) + t(2) / t(6), norm * (r - g) + t(4) / t(6)))
     h = np.where(spread > 0, h, t(0))
     h = np.where(h < 0, h + t(1), h)
     return np.stack([h, s, v], axis=-1).astype(images.dtype, copy=False)

@@ -586,8 +586,8 @@ def sobel_edges(image: Any) -> Any:
     static_shape = image.shape
     image_shape = array_ops.shape(image)
     kernels = np.expand_dims(np.transpose(_SOBEL, (1, 2, 0)), -2)
-    filters = array_ops.tile(array_ops.constant(kernels, dtype=image.dtype), array_ops.stack([1, 1, image_shape[-1], 1]),
-                             name="sobel_filters")
+    filters = array_ops.tile(array_ops.constant(kernels, dtype=image.dtype),
+                             array_ops.stack([1, 1, image_shape[-1], 1]), name="sobel_filters")
     padded = array_ops.pad(image, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
     output = depthwise_conv2d(padded, filters, [1, 1, 1, 1], "VALID")
     output = array_ops.reshape(output, array_ops.concat([image_shape, [2]], 0))
