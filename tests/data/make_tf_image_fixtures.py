@@ -95,6 +95,13 @@ def color():
     u8, f32 = OUT["img_u8"], OUT["img_f32"]
     put("rgb_to_hsv", run(lambda: tf.image.rgb_to_hsv(tf.constant(f32))))
     put("hsv_to_rgb", run(lambda: tf.image.hsv_to_rgb(tf.constant(OUT["hsv_f32"]))))
+    hsv_weights = np.random.RandomState(4).uniform(-1, 1, f32.shape).astype(np.float32)
+    put("rgb_to_hsv_grad_w", hsv_weights)
+
+    def hsv_grad():
+        t = tf.constant(f32)
+        return tf.gradients(tf.reduce_sum(tf.image.rgb_to_hsv(t) * hsv_weights), t)[0]
+    put("rgb_to_hsv_grad", run(hsv_grad))
     put("adjust_hue/f32", run(lambda: tf.image.adjust_hue(tf.constant(f32), 0.2)))
     put("adjust_hue/u8", run(lambda: tf.image.adjust_hue(tf.constant(u8), -0.3)))
     put("adjust_saturation/f32", run(lambda: tf.image.adjust_saturation(tf.constant(f32), 1.7)))

@@ -51,8 +51,8 @@ AdjustHue = define_op("AdjustHue", inputs=["images: T", "delta: float"], outputs
 AdjustSaturation = define_op("AdjustSaturation", inputs=["images: T", "scale: float"], outputs=["output: T"],
                              attrs=["T: {float16, float32} = float32"], shape_fn=_image_and_scalar)
 
-for _op in (RGBToHSV, HSVToRGB, AdjustContrastv2, AdjustHue, AdjustSaturation):
-    _op.not_differentiable()   # TF registers none for these but RGBToHSV (not done here yet)
+for _op in (HSVToRGB, AdjustContrastv2, AdjustHue, AdjustSaturation):
+    _op.not_differentiable()   # as in TF (RGBToHSV's gradient is in grad.py)
 
 
 def _check_rgb(op_type: str, images: np.ndarray, min_rank: int = 1) -> None:

@@ -210,3 +210,10 @@ def test_sample_distorted_bounding_box_errors():
         run(tf.image.sample_distorted_bounding_box([8, 8, 3], np.zeros((1, 0, 4), np.float32), seed=1)[0])
     with pytest.raises(tf.errors.InvalidArgumentError, match="in \\[0.0, 1.0\\]"):
         run(tf.image.sample_distorted_bounding_box([8, 8, 3], [[[0.0, 0.0, 1.5, 1.0]]], seed=1)[0])
+
+
+def test_rgb_to_hsv_gradient_matches_tf():
+    x = tf.constant(F32)
+    grad = tf.gradients(tf.reduce_sum(tf.image.rgb_to_hsv(x) * REF["rgb_to_hsv_grad_w"]), x)[0]
+    assert grad.shape.as_list() == list(F32.shape)
+    close(run(grad), REF["rgb_to_hsv_grad"], rtol=1e-4, atol=1e-5)
