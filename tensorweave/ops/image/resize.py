@@ -206,39 +206,56 @@ def _geometry_kernel(compute: Callable[..., np.ndarray], checked: bool = True) -
     return build
 
 
+def _take_rows(images: np.ndarray, index: np.ndarray) -> np.ndarray:
+    return np.take(images, index, axis=1)
+
+
+def _take_cols(images: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """images[:, :, index] gathered over the flattened (width, channels) axis: one contiguous
+    take instead of a fancy index with a tiny inner dimension (about twice as fast)."""
+    b, h, w, c = images.shape
+    flat = (index[:, None] * c + np.arange(c)).reshape(-1)
+    return np.take(images.reshape(b, h, w * c), flat, axis=2).reshape(b, h, index.shape[0], c)
+
+
+def _rows_used(*indices: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The input rows the taps read, and each tap's positions among them: interpolating along
+    x on those rows first, then gathering, does the same float operations on fewer elements."""
+    rows, inverse = np.unique(np.concatenate(indices), return_inverse=True)
+    return rows, np.split(inverse, len(indices))
+
+
 def bilinear(images: np.ndarray, height: int, width: int, ac: bool, hpc: bool) -> np.ndarray:
     x = images.astype(_F32, copy=False)
     y_lo, y_hi, y_lerp = _linear_axis(x.shape[1], height, ac, hpc)
     x_lo, x_hi, x_lerp = _linear_axis(x.shape[2], width, ac, hpc)
-    top_rows, bottom_rows = x[:, y_lo], x[:, y_hi]
-    xl = x_lerp[None, None, :, None]
-    top_left, top_right = top_rows[:, :, x_lo], top_rows[:, :, x_hi]
-    bottom_left, bottom_right = bottom_rows[:, :, x_lo], bottom_rows[:, :, x_hi]
-    top = top_left + (top_right - top_left) * xl
-    bottom = bottom_left + (bottom_right - bottom_left) * xl
+    rows, (top_at, bottom_at) = _rows_used(y_lo, y_hi)
+    sub = _take_rows(x, rows)
+    left, right = _take_cols(sub, x_lo), _take_cols(sub, x_hi)
+    blended = left + (right - left) * x_lerp[None, None, :, None]    # TF's top and bottom rows
+    top, bottom = _take_rows(blended, top_at), _take_rows(blended, bottom_at)
     return top + (bottom - top) * y_lerp[None, :, None, None]
 
 
 def nearest(images: np.ndarray, height: int, width: int, ac: bool, hpc: bool) -> np.ndarray:
     rows = _nearest_axis(images.shape[1], height, ac, hpc)
     cols = _nearest_axis(images.shape[2], width, ac, hpc)
-    return images[:, rows][:, :, cols]
+    return _take_cols(_take_rows(images, rows), cols)
 
 
 def bicubic(images: np.ndarray, height: int, width: int, ac: bool, hpc: bool) -> np.ndarray:
     x = images.astype(_F32, copy=False)
     y_index, y_weights = _cubic_axis(x.shape[1], height, ac, hpc)
     x_index, x_weights = _cubic_axis(x.shape[2], width, ac, hpc)
-
-    def along_x(rows: np.ndarray) -> np.ndarray:   # w0*v0 + w1*v1 + w2*v2 + w3*v3, TF's order
-        out = rows[:, :, x_index[:, 0]] * x_weights[None, None, :, 0, None]
-        for k in range(1, 4):
-            out = out + rows[:, :, x_index[:, k]] * x_weights[None, None, :, k, None]
-        return out
-
-    out = along_x(x[:, y_index[:, 0]]) * y_weights[None, :, 0, None, None]
+    rows, taps = _rows_used(*(y_index[:, k] for k in range(4)))
+    sub = _take_rows(x, rows)
+    # Along x first, w0*v0 + w1*v1 + w2*v2 + w3*v3 in TF's order, then the same along y.
+    along_x = _take_cols(sub, x_index[:, 0]) * x_weights[None, None, :, 0, None]
     for k in range(1, 4):
-        out = out + along_x(x[:, y_index[:, k]]) * y_weights[None, :, k, None, None]
+        along_x += _take_cols(sub, x_index[:, k]) * x_weights[None, None, :, k, None]
+    out = _take_rows(along_x, taps[0]) * y_weights[None, :, 0, None, None]
+    for k in range(1, 4):
+        out += _take_rows(along_x, taps[k]) * y_weights[None, :, k, None, None]
     return out
 
 
