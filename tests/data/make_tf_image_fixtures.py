@@ -162,6 +162,33 @@ def random_ops():
         put(f"random/{key}", np.stack(run(build, runs=4, seed=1234)))
 
 
+def crop_and_resize():
+    rng = np.random.RandomState(5)
+    image = rng.uniform(-1, 1, (2, 6, 8, 2)).astype(np.float32)
+    crop_boxes = np.array([[0.1, 0.2, 0.7, 0.9], [0.8, 0.9, 0.3, 0.1], [-0.3, 0.2, 0.6, 1.3], [0.4, 0.4, 0.4, 0.6]],
+                          np.float32)
+    box_ind = np.array([0, 1, 1, 0], np.int32)
+    put("car/image", image)
+    put("car/boxes", crop_boxes)
+    put("car/box_ind", box_ind)
+    for method in ("bilinear", "nearest"):
+        for h, w in ((3, 5), (1, 4), (7, 1)):
+            key = f"car/{method}/{h}x{w}"
+            weights = rng.uniform(-1, 1, (4, h, w, 2)).astype(np.float32)
+            put(f"{key}/w", weights)
+
+            def build():
+                t, b = tf.constant(image), tf.constant(crop_boxes)
+                out = tf.image.crop_and_resize(t, b, box_ind, [h, w], method=method, extrapolation_value=0.5)
+                return [out] + tf.gradients(tf.reduce_sum(out * weights), [t, b])
+            out, g_image, g_boxes = run(build)
+            put(f"{key}/out", out)
+            put(f"{key}/grad_image", g_image)
+            put(f"{key}/grad_boxes", g_boxes)
+    put("car/u8", run(lambda: tf.image.crop_and_resize(tf.constant(OUT["img_u8"][None]), crop_boxes[:2],
+                                                       [0, 0], [4, 4])))
+
+
 def boxes():
     rng = np.random.RandomState(2)
     corners = rng.uniform(0, 1, (20, 4)).astype(np.float32)
@@ -252,6 +279,7 @@ def main():
     color()
     geometry()
     random_ops()
+    crop_and_resize()
     boxes()
     codecs()
     np.savez_compressed(os.path.join(HERE, "tf_image.npz"), **OUT)

@@ -32,3 +32,29 @@ def _distinct_rgb(rng):
 
 
 CASES.append(GradCase("rgb_to_hsv", ("RGBToHSV",), tf.image.rgb_to_hsv, [(3, 4, 3)], init=_distinct_rgb, tol=1e-5))
+
+
+_CAR_BOXES = np.array([[0.13, 0.21, 0.71, 0.87], [0.83, 0.91, 0.27, 0.12], [0.41, 0.33, 0.52, 0.61]])
+
+
+def _car_image(method):
+    def build(image):
+        out = tf.image.crop_and_resize(image, _CAR_BOXES.astype(np.float32), [0, 1, 1], [3, 4], method=method)
+        return tf.cast(out, tf.float64)
+    return build
+
+
+def _car_boxes(image_value):
+    def build(boxes):
+        out = tf.image.crop_and_resize(tf.constant(image_value), tf.cast(boxes, tf.float32), [0, 1, 1], [3, 4])
+        return tf.cast(out, tf.float64)
+    return build
+
+
+# The image gradient is linear (step 0.5); the boxes gradient is checked with a small step in
+# float32, with box corners whose samples stay inside one pixel cell over the step.
+CASES += [GradCase(f"crop_and_resize_image_{m}", ("CropAndResize",), _car_image(m), [(2, 5, 6, 2)], tol=1e-5,
+                   delta=0.5) for m in ("bilinear", "nearest")]
+CASES.append(GradCase("crop_and_resize_boxes", ("CropAndResize",),
+                      _car_boxes(np.random.RandomState(3).uniform(-1, 1, (2, 5, 6, 2)).astype(np.float32)),
+                      [(3, 4)], init=lambda rng: [_CAR_BOXES], tol=2e-3, delta=1e-4))

@@ -1,7 +1,7 @@
 """Image ops (tf.image): codecs, resizing, colour, bounding boxes and the Python-level image
 functions.
 
-Tier 1 (modules that declare ops): codecs, resize, color, boxes. Tier 2: image_impl (TF's
+Tier 1 (modules that declare ops): codecs, resize, crop_resize, color, boxes. Tier 2: image_impl (TF's
 image_ops_impl: crops, pads, flips, random augmentations, adjust_*, conversions) and this
 module. The gradients are in grad.py. The family's public names are re-exported here.
 """
@@ -9,6 +9,7 @@ from tensorweave.ops.image.codecs import (
     decode_bmp, decode_gif, decode_jpeg, decode_png, encode_jpeg, encode_png)
 from tensorweave.ops.image.resize import resize_area, resize_bicubic, resize_bilinear, resize_nearest_neighbor
 from tensorweave.ops.image.color import hsv_to_rgb, rgb_to_hsv
+from tensorweave.ops.image.crop_resize import crop_and_resize
 from tensorweave.ops.image.boxes import draw_bounding_boxes, sample_distorted_bounding_box
 from tensorweave.ops.image.image_impl import (
     adjust_brightness, adjust_contrast, adjust_gamma, adjust_hue, adjust_saturation, central_crop,
@@ -27,5 +28,5 @@ __all__ = [
     "non_max_suppression", "pad_to_bounding_box", "per_image_standardization", "random_brightness",
     "random_contrast", "random_crop", "random_flip_left_right", "random_flip_up_down", "random_hue",
     "random_saturation", "resize_image_with_crop_or_pad", "resize_image_with_pad", "rgb_to_grayscale", "rot90",
-    "sobel_edges", "total_variation", "transpose_image",
+    "sobel_edges", "total_variation", "transpose_image", "crop_and_resize",
 ]

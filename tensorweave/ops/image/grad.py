@@ -1,7 +1,7 @@
 """Gradients of the image family's ops, with TensorFlow's formulas (tier 3: only gradients.py
 imports this module): each resize op's gradient is its *Grad op, which spreads every output
 gradient back onto the input pixels it was interpolated from (the size input gets None);
-RGBToHSV's is built from math ops, in the input's dtype."""
+RGBToHSV's is built from math ops, in the input's dtype; CropAndResize's are TF's grad ops."""
 from __future__ import annotations
 
 from typing import Any
@@ -9,7 +9,7 @@ from typing import Any
 from tensorweave.framework.graph import Operation
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.ops import array as array_ops, math as math_ops
-from tensorweave.ops.image import color, resize
+from tensorweave.ops.image import color, crop_resize, resize
 
 
 def _flags(op: Operation) -> dict[str, Any]:
@@ -71,3 +71,17 @@ def _rgb_to_hsv_grad(op: Operation, grad: Any) -> Any:
         d_s = is_max[i] * low * inv_v * inv_v - is_min[i] * inv_v
         parts.append(gh * d_h + gs * d_s + gv * is_max[i])
     return array_ops.stack(parts, axis=-1)
+
+
+@crop_resize.CropAndResize.gradient
+def _crop_and_resize_grad(op: Operation, grad: Any) -> list[Any]:
+    """TF's: the image gets CropAndResizeGradImage (float images only), the boxes
+    CropAndResizeGradBoxes (the bilinear derivative, for either method)."""
+    image, boxes, box_ind = op.inputs[0], op.inputs[1], op.inputs[2]
+    grad_image = None
+    if image.dtype.is_floating:
+        size = image.shape.as_list() if image.shape.is_fully_defined() else array_ops.shape(image)
+        grad_image = apply_op(crop_resize.CropAndResizeGradImage, grads=grad, boxes=boxes, box_ind=box_ind,
+                              image_size=size, T=image.dtype, method=op.get_attr("method"))
+    grad_boxes = apply_op(crop_resize.CropAndResizeGradBoxes, grads=grad, image=image, boxes=boxes, box_ind=box_ind)
+    return [grad_image, grad_boxes, None, None]
