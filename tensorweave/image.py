@@ -2,7 +2,8 @@
 augmentations and bounding boxes (re-exports only; the ops live in tensorweave/ops/image/)."""
 from tensorweave.ops.image import (  # noqa: F401
     adjust_brightness, adjust_contrast, adjust_gamma, adjust_hue, adjust_saturation, central_crop,
-    convert_image_dtype, crop_and_resize, crop_to_bounding_box, decode_bmp, decode_gif, decode_image, decode_jpeg, decode_png,
+    convert_image_dtype, crop_and_resize, crop_to_bounding_box, decode_bmp, decode_gif, decode_image, decode_jpeg,
+    decode_png,
     draw_bounding_boxes, encode_jpeg, encode_png, flip_left_right, flip_up_down, grayscale_to_rgb, hsv_to_rgb,
     image_gradients, non_max_suppression, pad_to_bounding_box, per_image_standardization, random_brightness,
     random_contrast, random_crop, random_flip_left_right, random_flip_up_down, random_hue, random_saturation,

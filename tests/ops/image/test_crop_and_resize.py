@@ -1,7 +1,6 @@
 """CropAndResize and its gradients against TensorFlow 2.21: bilinear and nearest, crop sizes with
 a single row or column, flipped and out-of-image boxes with an extrapolation value, uint8
 images; static shapes and bad box indices."""
-import numpy as np
 import pytest
 
 import tensorweave as tf
