@@ -63,7 +63,7 @@ TIER2: dict[str, set[str]] = {
 
     "script": set(),
 
-    "image": {"image_impl"},
+    "image": {"image_impl", "color_impl", "quality"},
 }
 
 # (importing module, imported module) -> why the import must be late (a real cycle).

@@ -131,6 +131,19 @@ def color():
     put("image_gradients/dy", dy)
     put("image_gradients/dx", dx)
     put("sobel_edges", run(lambda: tf.image.sobel_edges(tf.constant(f32))))
+    for fn in ("rgb_to_yiq", "yiq_to_rgb", "rgb_to_yuv", "yuv_to_rgb"):
+        put(f"colorspace/{fn}", run(lambda: getattr(tf.image, fn)(tf.constant(f32))))
+    noisy = np.clip(f32 + np.random.RandomState(6).normal(0, 0.1, f32.shape), 0, 1).astype(np.float32)
+    put("noisy_f32", noisy)
+    put("psnr/f32", run(lambda: tf.image.psnr(tf.constant(f32), tf.constant(noisy), 1.0)))
+    put("psnr/u8", run(lambda: tf.image.psnr(tf.constant(u8), tf.constant(u8[::-1].copy()), 255)))
+    big = np.random.RandomState(7).uniform(0, 1, (2, 16, 14, 3)).astype(np.float32)
+    big_noisy = np.clip(big + np.random.RandomState(8).normal(0, 0.2, big.shape), 0, 1).astype(np.float32)
+    put("ssim/a", big)
+    put("ssim/b", big_noisy)
+    put("ssim/f32", run(lambda: tf.image.ssim(tf.constant(big), tf.constant(big_noisy), 1.0)))
+    put("ssim/small_filter", run(lambda: tf.image.ssim(tf.constant(big), tf.constant(big_noisy), 1.0, filter_size=5,
+                                                       filter_sigma=0.8)))
 
 
 def geometry():
@@ -260,6 +273,11 @@ def codecs():
         put(f"jpeg/bytes/{key}", np.frombuffer(data, np.uint8))
         for channels in (0, 1, 3):
             put(f"jpeg/decode/{key}/{channels}", run(lambda: tf.image.decode_jpeg(data, channels=channels)))
+    data = run(lambda: tf.image.encode_jpeg(tf.constant(smooth), quality=90))
+    put("jpeg/shape", run(lambda: tf.image.extract_jpeg_shape(data)))
+    put("jpeg/is_jpeg", np.array([run(lambda: tf.image.is_jpeg(data)),
+                                  run(lambda: tf.image.is_jpeg(png.encode(sources["rgb8"])))]))
+    put("jpeg/crop", run(lambda: tf.image.decode_and_crop_jpeg(data, [2, 3, 8, 9])))
     for ext in ("bmp", "gif"):
         with open(os.path.join(HERE, f"image_sample.{ext}"), "rb") as f:
             data = f.read()

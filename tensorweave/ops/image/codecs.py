@@ -1,4 +1,4 @@
-"""Image codecs: DecodePng, DecodeJpeg, DecodeBmp, DecodeGif, DecodeImage, EncodePng, EncodeJpeg and
+"""Image codecs: DecodePng, DecodeJpeg, DecodeAndCropJpeg, ExtractJpegShape, DecodeBmp, DecodeGif, DecodeImage, EncodePng, EncodeJpeg and
 their TF1 wrappers (tf.image.decode_png, ..., encode_jpeg; decode_image is in image_impl.py).
 
 Pillow (which comes with tensorboard) parses JPEG, GIF, BMP and 8-bit PNG; 16-bit PNG is
@@ -26,7 +26,7 @@ from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops._util import format_dims, invalid, with_rank
 from tensorweave.ops.kernels import png as _png
 
-__all__ = ["decode_png", "decode_jpeg", "decode_bmp", "decode_gif", "encode_png", "encode_jpeg"]
+__all__ = ["decode_png", "decode_jpeg", "decode_and_crop_jpeg", "extract_jpeg_shape", "decode_bmp", "decode_gif", "encode_png", "encode_jpeg"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -68,7 +68,24 @@ EncodeJpeg = define_op("EncodeJpeg", inputs=["image: uint8"], outputs=["contents
                               "chroma_downsampling: bool = true", "density_unit: {'in', 'cm'} = 'in'",
                               "x_density: int = 300", "y_density: int = 300", "xmp_metadata: string = ''"],
                       shape_fn=_encoded_shape)
-for _op in (DecodePng, DecodeJpeg, DecodeBmp, DecodeGif, DecodeImage, EncodePng, EncodeJpeg):
+
+
+def _jpeg_shape_shape(op: Operation) -> list[TensorShape]:
+    with_rank(op, op.inputs[0].shape, 0)
+    return [TensorShape([3])]
+
+
+def _crop_window_shape(op: Operation) -> list[TensorShape]:
+    with_rank(op, op.inputs[1].shape, 1)
+    return _decoded_shape(op)
+
+
+ExtractJpegShape = define_op("ExtractJpegShape", inputs=["contents: string"], outputs=["image_shape: output_type"],
+                             attrs=["output_type: {int32, int64} = int32"], shape_fn=_jpeg_shape_shape)
+DecodeAndCropJpeg = define_op("DecodeAndCropJpeg", inputs=["contents: string", "crop_window: int32"],
+                              outputs=["image: uint8"], attrs=_JPEG_DECODE_ATTRS, shape_fn=_crop_window_shape)
+for _op in (DecodePng, DecodeJpeg, DecodeBmp, DecodeGif, DecodeImage, EncodePng, EncodeJpeg, ExtractJpegShape,
+            DecodeAndCropJpeg):
     _op.not_differentiable()
 
 
@@ -142,6 +159,13 @@ def _open(data: bytes, fmt: str) -> Image.Image:
         image = Image.open(io.BytesIO(data), formats=[fmt])
         image.load()
         return image
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError) as e:
+        raise invalid(f"Invalid {fmt} data, size {len(data)}: {e}") from None
+
+
+def _open_header(data: bytes, fmt: str) -> Image.Image:
+    try:
+        return Image.open(io.BytesIO(data), formats=[fmt])
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError) as e:
         raise invalid(f"Invalid {fmt} data, size {len(data)}: {e}") from None
 
@@ -240,6 +264,36 @@ def _decode_jpeg_kernel(ctx: KernelContext) -> Callable[..., Any]:
     return lambda contents: decode_jpeg_bytes(_bytes(contents), channels, ratio)
 
 
+@ExtractJpegShape.kernel()
+def _extract_jpeg_shape_kernel(ctx: KernelContext) -> Callable[..., Any]:
+    dtype = np.dtype(ctx.output_dtypes[0].as_numpy_dtype)
+
+    def kernel(contents: Any) -> np.ndarray:
+        image = _open_header(_bytes(contents), "JPEG")   # reads the header, decodes nothing
+        channels = {"L": 1, "CMYK": 4}.get(image.mode, 3)
+        return np.array([image.size[1], image.size[0], channels], dtype)
+
+    return kernel
+
+
+@DecodeAndCropJpeg.kernel()
+def _decode_and_crop_jpeg_kernel(ctx: KernelContext) -> Callable[..., Any]:
+    channels, ratio = ctx.attr("channels"), ctx.attr("ratio")
+
+    def kernel(contents: Any, window: Any) -> np.ndarray:
+        window = np.asarray(window)
+        if window.shape != (4,):
+            raise invalid(f"crop_window must be shape [4], got {format_dims(window.shape)}")
+        image = decode_jpeg_bytes(_bytes(contents), channels, ratio)
+        y, x, h, w = (int(v) for v in window)
+        if y < 0 or x < 0 or h <= 0 or w <= 0 or y + h > image.shape[0] or x + w > image.shape[1]:
+            raise invalid(f"Invalid JPEG data or crop window, data size {len(_bytes(contents))}: crop window "
+                          f"{window.tolist()} does not fit in the {image.shape[0]}x{image.shape[1]} image")
+        return image[y:y + h, x:x + w]
+
+    return kernel
+
+
 @DecodeBmp.kernel()
 def _decode_bmp_kernel(ctx: KernelContext) -> Callable[..., Any]:
     channels = ctx.attr("channels")
@@ -318,6 +372,20 @@ def decode_jpeg(contents: Any, channels: int = 0, ratio: int = 1, fancy_upscalin
     """Decodes a JPEG-encoded scalar string to a [height, width, channels] uint8 tensor."""
     return apply_op(DecodeJpeg, name=name, contents=contents, channels=channels, ratio=ratio,
                     fancy_upscaling=fancy_upscaling, try_recover_truncated=try_recover_truncated,
+                    acceptable_fraction=acceptable_fraction, dct_method=dct_method)
+
+
+def extract_jpeg_shape(contents: Any, output_type: Any = _dtypes.int32, name: Optional[str] = None) -> Any:
+    """[height, width, channels] of a JPEG-encoded image, from its header."""
+    return apply_op(ExtractJpegShape, name=name, contents=contents, output_type=_dtypes.as_dtype(output_type))
+
+
+def decode_and_crop_jpeg(contents: Any, crop_window: Any, channels: int = 0, ratio: int = 1,
+                         fancy_upscaling: bool = True, try_recover_truncated: bool = False,
+                         acceptable_fraction: float = 1.0, dct_method: str = "", name: Optional[str] = None) -> Any:
+    """Decodes the crop_window [y, x, height, width] of a JPEG-encoded image."""
+    return apply_op(DecodeAndCropJpeg, name=name, contents=contents, crop_window=crop_window, channels=channels,
+                    ratio=ratio, fancy_upscaling=fancy_upscaling, try_recover_truncated=try_recover_truncated,
                     acceptable_fraction=acceptable_fraction, dct_method=dct_method)
 
 

@@ -26,6 +26,7 @@ from tensorweave.ops.image import boxes as _boxes, codecs as _codecs, color as _
 from tensorweave.ops.linalg.einsum import tensordot
 from tensorweave.ops.nn.depthwise_conv import depthwise_conv2d
 from tensorweave.ops.random.draws import random_uniform
+from tensorweave.ops.strings.string_ops import substr
 
 __all__ = ["ResizeMethod", "resize_images", "resize_image_with_crop_or_pad", "resize_image_with_pad",
            "crop_to_bounding_box", "pad_to_bounding_box", "central_crop", "flip_left_right", "flip_up_down",
@@ -33,7 +34,7 @@ __all__ = ["ResizeMethod", "resize_images", "resize_image_with_crop_or_pad", "re
            "random_brightness", "random_contrast", "random_saturation", "random_hue", "adjust_brightness",
            "adjust_contrast", "adjust_gamma", "adjust_saturation", "adjust_hue", "per_image_standardization",
            "rgb_to_grayscale", "grayscale_to_rgb", "convert_image_dtype", "non_max_suppression",
-           "total_variation", "image_gradients", "sobel_edges", "decode_image"]
+           "total_variation", "image_gradients", "sobel_edges", "decode_image", "is_jpeg"]
 
 
 class ResizeMethod(enum.IntEnum):
@@ -593,6 +594,12 @@ def sobel_edges(image: Any) -> Any:
     output = array_ops.reshape(output, array_ops.concat([image_shape, [2]], 0))
     output.set_shape(static_shape.concatenate([2]) if static_shape.ndims is not None else TensorShape(None))
     return output
+
+
+def is_jpeg(contents: Any, name: Optional[str] = None) -> Any:
+    """Whether `contents` starts with the JPEG signature (a boolean scalar tensor)."""
+    with name_scope(name, "is_jpeg"):
+        return math_ops.equal(substr(contents, 0, 3), b"\xff\xd8\xff", name=name)
 
 
 def decode_image(contents: Any, channels: Optional[int] = None, dtype: Any = _dtypes.uint8,

@@ -99,3 +99,18 @@ def test_bad_data_raises_invalid_argument():
         run(tf.image.decode_png(contents, channels=5), {contents: _bytes("png/tf_bytes/rgb8")})
     with pytest.raises(ValueError, match="rank 3"):
         tf.image.encode_png(tf.zeros([2, 2], tf.uint8))
+
+
+def test_jpeg_shape_is_jpeg_and_decode_and_crop():
+    data = run(tf.image.encode_jpeg(tf.constant(REF["jpeg/src"]), quality=90))
+    shape = tf.image.extract_jpeg_shape(data)
+    assert shape.shape.as_list() == [3]
+    close(run(shape), REF["jpeg/shape"])
+    png = tf.image.encode_png(tf.constant(REF["png/src/rgb8"]))
+    np.testing.assert_array_equal(run([tf.image.is_jpeg(data), tf.image.is_jpeg(png)]), REF["jpeg/is_jpeg"])
+    crop = run(tf.image.decode_and_crop_jpeg(_bytes("jpeg/bytes/rgb"), [2, 3, 8, 9]))
+    full = run(tf.image.decode_jpeg(_bytes("jpeg/bytes/rgb")))
+    np.testing.assert_array_equal(crop, full[2:10, 3:12])
+    assert np.abs(crop.astype(int) - REF["jpeg/crop"]).max() <= 3   # TF's bytes differ from ours: its encode
+    with pytest.raises(tf.errors.InvalidArgumentError, match="crop window"):
+        run(tf.image.decode_and_crop_jpeg(_bytes("jpeg/bytes/rgb"), [10, 10, 8, 9]))

@@ -217,3 +217,32 @@ def test_rgb_to_hsv_gradient_matches_tf():
     grad = tf.gradients(tf.reduce_sum(tf.image.rgb_to_hsv(x) * REF["rgb_to_hsv_grad_w"]), x)[0]
     assert grad.shape.as_list() == list(F32.shape)
     close(run(grad), REF["rgb_to_hsv_grad"], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("fn", ["rgb_to_yiq", "yiq_to_rgb", "rgb_to_yuv", "yuv_to_rgb"])
+def test_yiq_yuv_match_tf(fn):
+    y = getattr(tf.image, fn)(tf.constant(F32))
+    assert y.shape.as_list() == list(F32.shape)
+    close(run(y), REF[f"colorspace/{fn}"])
+
+
+def test_psnr_and_ssim_match_tf():
+    p = tf.image.psnr(tf.constant(F32), tf.constant(REF["noisy_f32"]), 1.0)
+    close(run(p), REF["psnr/f32"])
+    close(run(tf.image.psnr(U8, U8[::-1].copy(), 255)), REF["psnr/u8"])
+    a, b = tf.constant(REF["ssim/a"]), tf.constant(REF["ssim/b"])
+    s = tf.image.ssim(a, b, 1.0)
+    assert s.shape.as_list() == [2]
+    close(run(s), REF["ssim/f32"])
+    close(run(tf.image.ssim(a, b, 1.0, filter_size=5, filter_sigma=0.8)), REF["ssim/small_filter"])
+    with pytest.raises(ValueError, match="Negative dimension"):    # 5x7 images, 11x11 filter: as TF
+        tf.image.ssim(tf.constant(F32), tf.constant(F32), 1.0)
+    small = tf.placeholder(tf.float32, [None, None, None, 3])
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        run(tf.image.ssim(small, small, 1.0), {small: F32})
+
+
+def test_aliases():
+    assert tf.image.resize is tf.image.resize_images
+    assert tf.image.resize_with_crop_or_pad is tf.image.resize_image_with_crop_or_pad
+    assert tf.image.transpose is tf.image.transpose_image
