@@ -1,9 +1,10 @@
 """Image ops (tf.image): codecs, resizing, colour, bounding boxes and the Python-level image
 functions.
 
-Tier 1 (modules that declare ops): codecs, resize, crop_resize, color, boxes. Tier 2: image_impl (TF's
-image_ops_impl: crops, pads, flips, random augmentations, adjust_*, conversions), color_impl
-(YIQ, YUV), quality (PSNR, SSIM) and this module. The gradients are in grad.py. The family's public names are re-exported here.
+Tier 1 (modules that declare ops): codecs, resize, crop_resize, color, boxes. Tier 2:
+image_impl (TF's image_ops_impl: crops, pads, flips, random augmentations, adjust_*,
+conversions), color_impl (YIQ, YUV), quality (PSNR, SSIM) and this module. The gradients are in
+grad.py. The family's public names are re-exported here.
 """
 from tensorweave.ops.image.codecs import (
     decode_and_crop_jpeg, decode_bmp, decode_gif, decode_jpeg, decode_png, encode_jpeg, encode_png,

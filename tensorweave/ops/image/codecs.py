@@ -1,5 +1,5 @@
-"""Image codecs: DecodePng, DecodeJpeg, DecodeAndCropJpeg, ExtractJpegShape, DecodeBmp, DecodeGif, DecodeImage, EncodePng, EncodeJpeg and
-their TF1 wrappers (tf.image.decode_png, ..., encode_jpeg; decode_image is in image_impl.py).
+"""Image codecs: DecodePng, DecodeJpeg, DecodeAndCropJpeg, ExtractJpegShape, DecodeBmp, DecodeGif,
+DecodeImage, EncodePng, EncodeJpeg and their TF1 wrappers (tf.image.decode_png, ..., encode_jpeg; decode_image is in image_impl.py).
 
 Pillow (which comes with tensorboard) parses JPEG, GIF, BMP and 8-bit PNG; 16-bit PNG is
 decoded, and every PNG encoded, by ops/kernels/png.py, since Pillow narrows 16-bit colour.
@@ -26,7 +26,8 @@ from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops._util import format_dims, invalid, with_rank
 from tensorweave.ops.kernels import png as _png
 
-__all__ = ["decode_png", "decode_jpeg", "decode_and_crop_jpeg", "extract_jpeg_shape", "decode_bmp", "decode_gif", "encode_png", "encode_jpeg"]
+__all__ = ["decode_png", "decode_jpeg", "decode_and_crop_jpeg", "extract_jpeg_shape", "decode_bmp", "decode_gif",
+           "encode_png", "encode_jpeg"]
 
 
 # ---------------------------------------------------------------------------------------------
