@@ -1,5 +1,6 @@
 """Image codecs: DecodePng, DecodeJpeg, DecodeAndCropJpeg, ExtractJpegShape, DecodeBmp, DecodeGif,
-DecodeImage, EncodePng, EncodeJpeg and their TF1 wrappers (tf.image.decode_png, ..., encode_jpeg; decode_image is in image_impl.py).
+DecodeImage, EncodePng, EncodeJpeg and their TF1 wrappers (tf.image.decode_png, ..., encode_jpeg;
+decode_image is in image_impl.py).
 
 Pillow (which comes with tensorboard) parses JPEG, GIF, BMP and 8-bit PNG; 16-bit PNG is
 decoded, and every PNG encoded, by ops/kernels/png.py, since Pillow narrows 16-bit colour.
