@@ -220,6 +220,21 @@ def boxes():
                                                               iou_threshold=0.4, score_threshold=0.3)))
     put("nms/api", run(lambda: tf.image.non_max_suppression(corners, scores, 10, 0.4, 0.2)))
     put("nms/api_default", run(lambda: tf.image.non_max_suppression(corners, scores, 20)))
+    edge_boxes = np.array([[0, 0, 1, 1], [0, 0, 1, 0.5], [0, 0.5, 1, 1]], np.float32)   # IoU exactly 0.5
+    put("nms/edge", run(lambda: tf.image.non_max_suppression(edge_boxes, np.array([0.9, 0.8, 0.7], np.float32),
+                                                              5, 0.5)))
+    for sigma in (0.0, 0.5):
+        indices, kept = run(lambda: tf.image.non_max_suppression_with_scores(corners, scores, 12, 0.4, 0.1, sigma))
+        put(f"nms/v5/{sigma}/indices", indices)
+        put(f"nms/v5/{sigma}/scores", kept)
+    padded = run(lambda: tf.raw_ops.NonMaxSuppressionV4(boxes=corners, scores=scores, max_output_size=15,
+                                                         iou_threshold=0.3, score_threshold=0.2,
+                                                         pad_to_max_output_size=True))
+    put("nms/v4/indices", padded[0])
+    put("nms/v4/valid", padded[1])
+    overlaps = rng.uniform(0, 1, (20, 20)).astype(np.float32)
+    put("nms/overlaps", overlaps)
+    put("nms/overlaps_result", run(lambda: tf.image.non_max_suppression_overlaps(overlaps, scores, 10, 0.6, 0.1)))
     draw_boxes = np.array([[[0.1, 0.2, 0.5, 0.9], [-0.2, 0.5, 0.6, 1.4], [0.7, 0.7, 0.2, 0.9]],
                            [[0.0, 0.0, 1.0, 1.0], [0.3, 0.3, 0.31, 0.34], [1.2, 0.1, 1.5, 0.5]]], np.float32)
     put("draw/boxes", draw_boxes)

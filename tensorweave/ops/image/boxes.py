@@ -1,10 +1,11 @@
-"""Bounding boxes: NonMaxSuppression (V1, V2, V3), DrawBoundingBoxes (V1, V2),
+"""Bounding boxes: NonMaxSuppression (V1 to V5, WithOverlaps), DrawBoundingBoxes (V1, V2),
 SampleDistortedBoundingBox (V1, V2) and their TF1 wrappers (tf.image.non_max_suppression is
 in image_impl.py).
 
-Non-max suppression is TF's greedy selection: candidates above `score_threshold` by descending
-score (ties to the lower index), each kept unless its IoU with an already kept box reaches
-`iou_threshold`; a candidate is compared with all kept boxes at once. Box drawing follows
+Non-max suppression is TF's greedy selection (greedy_nms): candidates above `score_threshold`
+by descending score (ties to the lower index), each kept unless its IoU with a kept box exceeds
+`iou_threshold`, or with soft NMS re-queued with a decayed score; a candidate's IoUs with the
+kept boxes are computed at once. Box drawing follows
 TF's CPU kernel (corners scaled by size-1 and truncated; inverted and outside boxes skipped;
 TF's colour table), one slice assignment per edge. SampleDistortedBoundingBox is TF's sampler
 driven by the same Philox words as TF's (SimplePhilox over the kernel's reserved counter), so
@@ -12,10 +13,12 @@ seeded programs get TF's boxes.
 """
 from __future__ import annotations
 
+import heapq
 from typing import Any, Callable, Optional
 
 import numpy as np
 
+from tensorweave.framework import tensor_util
 from tensorweave.framework.graph import Operation
 from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
@@ -37,24 +40,38 @@ def _nms_shape(op: Operation) -> list[TensorShape]:
     with_rank(op, op.inputs[1].shape, 1)
     for extra in op.inputs[2:]:
         with_rank(op, extra.shape, 0)
-    return [TensorShape([None])]
+    length: Any = None
+    if "pad_to_max_output_size" in op.op_def.attrs and op.get_attr("pad_to_max_output_size"):
+        length = tensor_util.constant_value(op.inputs[2])
+        length = None if length is None else int(length)
+    shapes = [TensorShape([length])] * (len(op.outputs) - (1 if op.type in ("NonMaxSuppressionV4",
+                                                                         "NonMaxSuppressionV5") else 0))
+    return shapes + [TensorShape([])] * (len(op.outputs) - len(shapes))
 
 
-NonMaxSuppression = define_op("NonMaxSuppression", inputs=["boxes: float", "scores: float",
-                                                           "max_output_size: int32"],
+_NMS_T = ["T: {float16, float32} = float32", "T_threshold: {float16, float32} = float32"]
+_PAD = "pad_to_max_output_size: bool = false"
+_NMS_IN = ["boxes: T", "scores: T", "max_output_size: int32"]
+NonMaxSuppression = define_op("NonMaxSuppression", inputs=["boxes: float", "scores: float", "max_output_size: int32"],
                               outputs=["selected_indices: int32"], attrs=["iou_threshold: float = 0.5"],
                               shape_fn=_nms_shape)
-NonMaxSuppressionV2 = define_op("NonMaxSuppressionV2", inputs=["boxes: T", "scores: T", "max_output_size: int32",
-                                                               "iou_threshold: T_threshold"],
-                                outputs=["selected_indices: int32"],
-                                attrs=["T: {float16, float32} = float32", "T_threshold: {float16, float32} = float32"],
+NonMaxSuppressionV2 = define_op("NonMaxSuppressionV2", inputs=_NMS_IN + ["iou_threshold: T_threshold"],
+                                outputs=["selected_indices: int32"], attrs=_NMS_T, shape_fn=_nms_shape)
+NonMaxSuppressionV3 = define_op("NonMaxSuppressionV3",
+                                inputs=_NMS_IN + ["iou_threshold: T_threshold", "score_threshold: T_threshold"],
+                                outputs=["selected_indices: int32"], attrs=_NMS_T, shape_fn=_nms_shape)
+NonMaxSuppressionV4 = define_op("NonMaxSuppressionV4",
+                                inputs=_NMS_IN + ["iou_threshold: T_threshold", "score_threshold: T_threshold"],
+                                outputs=["selected_indices: int32", "valid_outputs: int32"], attrs=_NMS_T + [_PAD],
                                 shape_fn=_nms_shape)
-NonMaxSuppressionV3 = define_op("NonMaxSuppressionV3", inputs=["boxes: T", "scores: T", "max_output_size: int32",
-                                                               "iou_threshold: T_threshold",
-                                                               "score_threshold: T_threshold"],
-                                outputs=["selected_indices: int32"],
-                                attrs=["T: {float16, float32} = float32", "T_threshold: {float16, float32} = float32"],
-                                shape_fn=_nms_shape)
+NonMaxSuppressionV5 = define_op("NonMaxSuppressionV5",
+                                inputs=_NMS_IN + ["iou_threshold: T", "score_threshold: T", "soft_nms_sigma: T"],
+                                outputs=["selected_indices: int32", "selected_scores: T", "valid_outputs: int32"],
+                                attrs=["T: {float16, float32} = float32", _PAD], shape_fn=_nms_shape)
+NonMaxSuppressionWithOverlaps = define_op(
+    "NonMaxSuppressionWithOverlaps", inputs=["overlaps: float", "scores: float", "max_output_size: int32",
+                                             "overlap_threshold: float", "score_threshold: float"],
+    outputs=["selected_indices: int32"], shape_fn=_nms_shape)
 
 
 def _iou(box: np.ndarray, others: np.ndarray) -> np.ndarray:
@@ -72,32 +89,83 @@ def _iou(box: np.ndarray, others: np.ndarray) -> np.ndarray:
     return np.where((area <= 0) | (other_area <= 0), _F32(0), iou)
 
 
-def non_max_suppression_indices(boxes: np.ndarray, scores: np.ndarray, max_output_size: Any, iou_threshold: Any,
-                                score_threshold: Any = -np.inf) -> np.ndarray:
+def _check_scalars(**values: Any) -> None:
+    for name, value in values.items():
+        if np.ndim(value) != 0:
+            raise invalid(f"{name} must be 0-D, got shape {format_dims(np.shape(value))}")
+
+
+def greedy_nms(similarity: Callable[[int, list[int]], np.ndarray], scores: np.ndarray, limit: int,
+               threshold: float, score_threshold: float, sigma: float = 0.0) -> tuple[list[int], list[Any]]:
+    """TF's selection loop: candidates above `score_threshold` from a max-heap (ties to the lower
+    index); a candidate is suppressed when its similarity to a kept one exceeds `threshold`, or
+    (soft NMS, sigma > 0) has its score decayed by exp(-sim^2 / (2 sigma)) per kept box and goes
+    back on the heap while still above `score_threshold`."""
+    t = scores.dtype.type
+    soft = sigma > 0
+    scale = t(-0.5) / t(sigma) if soft else t(0)
+    heap = [(-scores[i], i, 0) for i in range(scores.shape[0]) if scores[i] > score_threshold]
+    heapq.heapify(heap)
+    selected: list[int] = []
+    kept_scores: list[Any] = []
+    while len(selected) < limit and heap:
+        neg, index, begin = heapq.heappop(heap)
+        original = score = -neg
+        suppressed = False
+        sims = similarity(index, selected[begin:])
+        for sim in sims[::-1]:   # the most recently kept first, as TF
+            weight = np.exp(scale * sim * sim) if soft or sim <= threshold else t(0)
+            score = t(score * weight)
+            if not soft and sim > threshold:
+                suppressed = True
+                break
+            if score <= score_threshold:
+                break
+        if suppressed:
+            continue
+        if score == original:
+            selected.append(index)
+            kept_scores.append(score)
+        elif score > score_threshold:
+            heapq.heappush(heap, (-score, index, len(selected)))
+    return selected, kept_scores
+
+
+def _box_similarity(boxes: np.ndarray) -> Callable[[int, list[int]], np.ndarray]:
+    def similarity(index: int, others: list[int]) -> np.ndarray:
+        if not others:
+            return np.zeros(0, _F32)
+        return _iou(boxes[index], boxes[others]).astype(_F32)
+    return similarity
+
+
+def nms(boxes: np.ndarray, scores: np.ndarray, max_output_size: Any, iou_threshold: Any,
+        score_threshold: Any = -np.inf, soft_nms_sigma: Any = 0.0) -> tuple[list[int], list[Any]]:
     if boxes.ndim != 2 or boxes.shape[1] != 4:
         raise invalid(f"boxes must be 2-D [num_boxes, 4], got shape {format_dims(boxes.shape)}")
     if scores.ndim != 1 or scores.shape[0] != boxes.shape[0]:
         raise invalid(f"scores has incompatible shape: expected [{boxes.shape[0]}], got {format_dims(scores.shape)}")
-    for name, value in (("max_output_size", max_output_size), ("iou_threshold", iou_threshold),
-                        ("score_threshold", score_threshold)):
-        if np.ndim(value) != 0:
-            raise invalid(f"{name} must be 0-D, got shape {format_dims(np.shape(value))}")
-    limit, threshold = int(max_output_size), float(iou_threshold)
+    _check_scalars(max_output_size=max_output_size, iou_threshold=iou_threshold, score_threshold=score_threshold,
+                   soft_nms_sigma=soft_nms_sigma)
+    limit, threshold, sigma = int(max_output_size), float(iou_threshold), float(soft_nms_sigma)
     if limit < 0:
         raise invalid(f"max_output_size must be non-negative, got {limit}")
     if not 0 <= threshold <= 1:
         raise invalid("iou_threshold must be in [0, 1]")
-    boxes, scores = boxes.astype(_F32), scores.astype(_F32)
-    order = np.argsort(-scores, kind="stable")
-    order = order[scores[order] > _F32(score_threshold)]
-    selected: list[int] = []
-    for index in order:
-        if len(selected) >= limit:
-            break
-        if selected and np.any(_iou(boxes[index], boxes[selected]) >= _F32(threshold)):
-            continue
-        selected.append(int(index))
-    return np.asarray(selected, np.int32)
+    if sigma < 0:
+        raise invalid("soft_nms_sigma must be non-negative")
+    t = scores.dtype.type
+    return greedy_nms(_box_similarity(boxes.astype(_F32)), scores, limit, t(threshold), t(score_threshold), sigma)
+
+
+def non_max_suppression_indices(boxes: np.ndarray, scores: np.ndarray, max_output_size: Any, iou_threshold: Any,
+                                score_threshold: Any = -np.inf) -> np.ndarray:
+    return np.asarray(nms(boxes, scores, max_output_size, iou_threshold, score_threshold)[0], np.int32)
+
+
+def _padded(values: list[Any], limit: int, pad: bool, dtype: Any) -> np.ndarray:
+    out = np.asarray(values, dtype)
+    return np.concatenate([out, np.zeros(limit - out.shape[0], dtype)]) if pad else out
 
 
 @NonMaxSuppression.kernel()
@@ -114,6 +182,50 @@ def _nms_v2_kernel(ctx: KernelContext) -> Callable[..., Any]:
 @NonMaxSuppressionV3.kernel()
 def _nms_v3_kernel(ctx: KernelContext) -> Callable[..., Any]:
     return non_max_suppression_indices
+
+
+@NonMaxSuppressionV4.kernel()
+def _nms_v4_kernel(ctx: KernelContext) -> Callable[..., Any]:
+    pad = bool(ctx.attr("pad_to_max_output_size"))
+
+    def kernel(boxes: np.ndarray, scores: np.ndarray, size: Any, iou: Any, score: Any) -> tuple[np.ndarray, ...]:
+        selected, _ = nms(boxes, scores, size, iou, score)
+        return _padded(selected, int(size), pad, np.int32), np.int32(len(selected))
+
+    return kernel
+
+
+@NonMaxSuppressionV5.kernel()
+def _nms_v5_kernel(ctx: KernelContext) -> Callable[..., Any]:
+    pad = bool(ctx.attr("pad_to_max_output_size"))
+
+    def kernel(boxes: np.ndarray, scores: np.ndarray, size: Any, iou: Any, score: Any,
+               sigma: Any) -> tuple[np.ndarray, ...]:
+        selected, kept = nms(boxes, scores, size, iou, score, sigma)
+        return (_padded(selected, int(size), pad, np.int32), _padded(kept, int(size), pad, scores.dtype),
+                np.int32(len(selected)))
+
+    return kernel
+
+
+@NonMaxSuppressionWithOverlaps.kernel()
+def _nms_overlaps_kernel(ctx: KernelContext) -> Callable[..., Any]:
+    def kernel(overlaps: np.ndarray, scores: np.ndarray, size: Any, threshold: Any, score: Any) -> np.ndarray:
+        if overlaps.ndim != 2 or overlaps.shape[0] != overlaps.shape[1]:
+            raise invalid(f"overlaps must be a square matrix, got {format_dims(overlaps.shape)}")
+        if scores.shape != (overlaps.shape[0],):
+            raise invalid(f"scores has incompatible shape {format_dims(scores.shape)}")
+        _check_scalars(max_output_size=size, overlap_threshold=threshold, score_threshold=score)
+        if int(size) < 0:
+            raise invalid(f"max_output_size must be non-negative, got {int(size)}")
+
+        def similarity(index: int, others: list[int]) -> np.ndarray:
+            return overlaps[index, others].astype(_F32)
+
+        selected, _ = greedy_nms(similarity, scores.astype(_F32), int(size), _F32(threshold), _F32(score))
+        return np.asarray(selected, np.int32)
+
+    return kernel
 
 
 # ---------------------------------------------------------------------------------------------
@@ -204,7 +316,8 @@ SampleDistortedBoundingBoxV2 = define_op(
     "SampleDistortedBoundingBoxV2", inputs=["image_size: T", "bounding_boxes: float", "min_object_covered: float"],
     outputs=["begin: T", "size: T", "bboxes: float"], attrs=_SDBB_ATTRS, shape_fn=_sdbb_shape, is_stateful=True)
 
-for _op in (NonMaxSuppression, NonMaxSuppressionV2, NonMaxSuppressionV3, DrawBoundingBoxes, DrawBoundingBoxesV2,
+for _op in (NonMaxSuppression, NonMaxSuppressionV2, NonMaxSuppressionV3, NonMaxSuppressionV4, NonMaxSuppressionV5,
+            NonMaxSuppressionWithOverlaps, DrawBoundingBoxes, DrawBoundingBoxesV2,
             SampleDistortedBoundingBox, SampleDistortedBoundingBoxV2):
     _op.not_differentiable()
 
@@ -346,6 +459,21 @@ SampleDistortedBoundingBoxV2.kernel()(_sdbb_kernel)
 # ---------------------------------------------------------------------------------------------
 # Wrappers
 # ---------------------------------------------------------------------------------------------
+def non_max_suppression_v5(boxes: Any, scores: Any, max_output_size: Any, iou_threshold: Any, score_threshold: Any,
+                           soft_nms_sigma: Any, pad_to_max_output_size: bool = False,
+                           name: Optional[str] = None) -> Any:
+    return apply_op(NonMaxSuppressionV5, name=name, boxes=boxes, scores=scores, max_output_size=max_output_size,
+                    iou_threshold=iou_threshold, score_threshold=score_threshold, soft_nms_sigma=soft_nms_sigma,
+                    pad_to_max_output_size=pad_to_max_output_size)
+
+
+def non_max_suppression_with_overlaps(overlaps: Any, scores: Any, max_output_size: Any, overlap_threshold: Any,
+                                      score_threshold: Any, name: Optional[str] = None) -> Any:
+    return apply_op(NonMaxSuppressionWithOverlaps, name=name, overlaps=overlaps, scores=scores,
+                    max_output_size=max_output_size, overlap_threshold=overlap_threshold,
+                    score_threshold=score_threshold)
+
+
 def non_max_suppression_v3(boxes: Any, scores: Any, max_output_size: Any, iou_threshold: Any,
                            score_threshold: Any, name: Optional[str] = None) -> Any:
     return apply_op(NonMaxSuppressionV3, name=name, boxes=boxes, scores=scores, max_output_size=max_output_size,

@@ -34,7 +34,8 @@ __all__ = ["ResizeMethod", "resize_images", "resize_image_with_crop_or_pad", "re
            "random_brightness", "random_contrast", "random_saturation", "random_hue", "adjust_brightness",
            "adjust_contrast", "adjust_gamma", "adjust_saturation", "adjust_hue", "per_image_standardization",
            "rgb_to_grayscale", "grayscale_to_rgb", "convert_image_dtype", "non_max_suppression",
-           "total_variation", "image_gradients", "sobel_edges", "decode_image", "is_jpeg"]
+           "non_max_suppression_with_scores", "non_max_suppression_overlaps", "total_variation", "image_gradients",
+           "sobel_edges", "decode_image", "is_jpeg"]
 
 
 class ResizeMethod(enum.IntEnum):
@@ -541,6 +542,27 @@ def non_max_suppression(boxes: Any, scores: Any, max_output_size: Any, iou_thres
         iou = convert_to_tensor(iou_threshold, _dtypes.float32, name="iou_threshold")
         score = convert_to_tensor(score_threshold, _dtypes.float32, name="score_threshold")
         return _boxes.non_max_suppression_v3(boxes, scores, max_output_size, iou, score)
+
+
+def non_max_suppression_with_scores(boxes: Any, scores: Any, max_output_size: Any, iou_threshold: float = 0.5,
+                                    score_threshold: float = float("-inf"), soft_nms_sigma: float = 0.0,
+                                    name: Optional[str] = None) -> tuple[Any, Any]:
+    """(selected_indices, selected_scores): non_max_suppression, or Soft-NMS when
+    `soft_nms_sigma` > 0 (scores decay by exp(-iou^2 / (2 sigma)) instead of suppression)."""
+    with name_scope(name, "non_max_suppression_with_scores"):
+        iou = convert_to_tensor(iou_threshold, _dtypes.float32, name="iou_threshold")
+        score = convert_to_tensor(score_threshold, _dtypes.float32, name="score_threshold")
+        sigma = convert_to_tensor(soft_nms_sigma, _dtypes.float32, name="soft_nms_sigma")
+        indices, kept, _ = _boxes.non_max_suppression_v5(boxes, scores, max_output_size, iou, score, sigma)
+        return indices, kept
+
+
+def non_max_suppression_overlaps(overlaps: Any, scores: Any, max_output_size: Any, overlap_threshold: float = 0.5,
+                                 score_threshold: float = float("-inf"), name: Optional[str] = None) -> Any:
+    """non_max_suppression with a given [n, n] overlap matrix in place of box IoUs."""
+    with name_scope(name, "non_max_suppression_overlaps"):
+        threshold = convert_to_tensor(overlap_threshold, _dtypes.float32, name="overlap_threshold")
+        return _boxes.non_max_suppression_with_overlaps(overlaps, scores, max_output_size, threshold, score_threshold)
 
 
 def total_variation(images: Any, name: Optional[str] = None) -> Any:

@@ -6,7 +6,7 @@ import pytest
 
 import tensorweave as tf
 from tensorweave.framework.op_def_library import apply_op
-from tensorweave.ops.image.boxes import NonMaxSuppression
+from tensorweave.ops.image.boxes import NonMaxSuppression, NonMaxSuppressionV4
 from tests.ops.image.fixture import close, REF, run
 
 U8, F32 = REF["img_u8"], REF["img_f32"]
@@ -246,3 +246,22 @@ def test_aliases():
     assert tf.image.resize is tf.image.resize_images
     assert tf.image.resize_with_crop_or_pad is tf.image.resize_image_with_crop_or_pad
     assert tf.image.transpose is tf.image.transpose_image
+
+
+def test_nms_variants_match_tf():
+    boxes, scores = REF["nms/boxes"], REF["nms/scores"]
+    edge = np.array([[0, 0, 1, 1], [0, 0, 1, 0.5], [0, 0.5, 1, 1]], np.float32)   # IoU exactly at the threshold
+    close(run(tf.image.non_max_suppression(edge, np.array([0.9, 0.8, 0.7], np.float32), 5, 0.5)), REF["nms/edge"])
+    for sigma in (0.0, 0.5):
+        indices, kept = tf.image.non_max_suppression_with_scores(boxes, scores, 12, 0.4, 0.1, sigma)
+        got_indices, got_scores = run([indices, kept])
+        close(got_indices, REF[f"nms/v5/{sigma}/indices"])
+        close(got_scores, REF[f"nms/v5/{sigma}/scores"])
+    v4 = apply_op(NonMaxSuppressionV4, boxes=boxes, scores=scores, max_output_size=15, iou_threshold=0.3,
+                  score_threshold=0.2, pad_to_max_output_size=True)
+    assert v4[0].shape.as_list() == [15] and v4[1].shape.as_list() == []
+    got_indices, valid = run(v4)
+    close(got_indices, REF["nms/v4/indices"])
+    close(valid, REF["nms/v4/valid"])
+    got = tf.image.non_max_suppression_overlaps(REF["nms/overlaps"], scores, 10, 0.6, 0.1)
+    close(run(got), REF["nms/overlaps_result"])
