@@ -202,6 +202,19 @@ def crop_and_resize():
                                                        [0, 0], [4, 4])))
 
 
+def glimpse():
+    images = OUT["img_f32"]
+    offsets = np.array([[0.1, -0.2], [0.9, 0.95]], np.float32)
+    put("glimpse/offsets", offsets)
+    for centered in (False, True):
+        for normalized in (False, True):
+            pixel = offsets * (1 if normalized else 3)
+            put(f"glimpse/{int(centered)}{int(normalized)}", run(lambda: tf.raw_ops.ExtractGlimpse(
+                input=tf.constant(images), size=[3, 4], offsets=pixel, centered=centered, normalized=normalized,
+                uniform_noise=False, noise="zero")))
+    put("glimpse/inside", run(lambda: tf.image.extract_glimpse(tf.constant(images), [2, 3], [[0.0, 0.0], [-0.2, 0.3]])))
+
+
 def boxes():
     rng = np.random.RandomState(2)
     corners = rng.uniform(0, 1, (20, 4)).astype(np.float32)
@@ -313,6 +326,7 @@ def main():
     geometry()
     random_ops()
     crop_and_resize()
+    glimpse()
     boxes()
     codecs()
     np.savez_compressed(os.path.join(HERE, "tf_image.npz"), **OUT)

@@ -1,7 +1,8 @@
 """Image ops (tf.image): codecs, resizing, colour, bounding boxes and the Python-level image
 functions.
 
-Tier 1 (modules that declare ops): codecs, resize, crop_resize, color, boxes. Tier 2:
+Tier 1 (modules that declare ops): codecs, resize, crop_resize, glimpse, color,
+boxes. Tier 2:
 image_impl (TF's image_ops_impl: crops, pads, flips, random augmentations, adjust_*,
 conversions), color_impl (YIQ, YUV), quality (PSNR, SSIM) and this module. The gradients are in
 grad.py. The family's public names are re-exported here.
@@ -12,6 +13,7 @@ from tensorweave.ops.image.codecs import (
 from tensorweave.ops.image.resize import resize_area, resize_bicubic, resize_bilinear, resize_nearest_neighbor
 from tensorweave.ops.image.color import hsv_to_rgb, rgb_to_hsv
 from tensorweave.ops.image.crop_resize import crop_and_resize
+from tensorweave.ops.image.glimpse import extract_glimpse
 from tensorweave.ops.image.boxes import draw_bounding_boxes, sample_distorted_bounding_box
 from tensorweave.ops.image.image_impl import (
     adjust_brightness, adjust_contrast, adjust_gamma, adjust_hue, adjust_saturation, central_crop,
@@ -35,5 +37,5 @@ __all__ = [
     "random_saturation", "resize_image_with_crop_or_pad", "resize_image_with_pad", "rgb_to_grayscale", "rot90",
     "sobel_edges", "total_variation", "transpose_image", "crop_and_resize",
     "decode_and_crop_jpeg", "extract_jpeg_shape", "is_jpeg", "rgb_to_yiq", "rgb_to_yuv", "yiq_to_rgb", "yuv_to_rgb",
-    "psnr", "ssim", "non_max_suppression_with_scores", "non_max_suppression_overlaps",
+    "psnr", "ssim", "non_max_suppression_with_scores", "non_max_suppression_overlaps", "extract_glimpse",
 ]

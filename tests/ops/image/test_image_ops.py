@@ -7,6 +7,7 @@ import pytest
 import tensorweave as tf
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.ops.image.boxes import NonMaxSuppression, NonMaxSuppressionV4
+from tensorweave.ops.image.glimpse import ExtractGlimpse
 from tests.ops.image.fixture import close, REF, run
 
 U8, F32 = REF["img_u8"], REF["img_f32"]
@@ -265,3 +266,22 @@ def test_nms_variants_match_tf():
     close(valid, REF["nms/v4/valid"])
     got = tf.image.non_max_suppression_overlaps(REF["nms/overlaps"], scores, 10, 0.6, 0.1)
     close(run(got), REF["nms/overlaps_result"])
+
+
+@pytest.mark.parametrize("centered", [False, True])
+@pytest.mark.parametrize("normalized", [False, True])
+def test_extract_glimpse_matches_tf(centered, normalized):
+    offsets = REF["glimpse/offsets"] * (1 if normalized else 3)
+    op = apply_op(ExtractGlimpse, input=tf.constant(F32), size=[3, 4], offsets=offsets, centered=centered,
+                  normalized=normalized, uniform_noise=False, noise="zero")
+    assert op.shape.as_list() == [2, 3, 4, 3]
+    close(run(op), REF[f"glimpse/{int(centered)}{int(normalized)}"])
+
+
+def test_extract_glimpse_noise_fills_outside_the_image():
+    inside = tf.image.extract_glimpse(tf.constant(F32), [2, 3], [[0.0, 0.0], [-0.2, 0.3]])
+    close(run(inside), REF["glimpse/inside"])
+    outside = run(tf.image.extract_glimpse(tf.constant(F32), [4, 4], [[0.95, 0.95], [-1.0, -1.0]]))
+    assert outside.shape == (2, 4, 4, 3)
+    for i in range(2):    # uniform noise stays within the image's range
+        assert F32[i].min() <= outside[i].min() and outside[i].max() <= F32[i].max()
