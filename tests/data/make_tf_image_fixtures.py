@@ -302,6 +302,7 @@ def codecs():
         for channels in (0, 1, 3):
             put(f"jpeg/decode/{key}/{channels}", run(lambda: tf.image.decode_jpeg(data, channels=channels)))
     data = run(lambda: tf.image.encode_jpeg(tf.constant(smooth), quality=90))
+    put("jpeg/ratio2", run(lambda: tf.image.decode_jpeg(data, ratio=2)))
     put("jpeg/shape", run(lambda: tf.image.extract_jpeg_shape(data)))
     put("jpeg/is_jpeg", np.array([run(lambda: tf.image.is_jpeg(data)),
                                   run(lambda: tf.image.is_jpeg(png.encode(sources["rgb8"])))]))

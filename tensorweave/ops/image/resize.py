@@ -192,7 +192,7 @@ def _flags(ctx: KernelContext) -> tuple[bool, bool]:
     return ac, hpc
 
 
-def _geometry_kernel(compute: Callable[..., np.ndarray], checked: bool = True) -> Callable[[KernelContext], Any]:
+def _geometry_kernel(compute: Callable[..., np.ndarray]) -> Callable[[KernelContext], Any]:
     """A kernel calling `compute(images, out_h, out_w, ac, hpc)`; flags are checked when run."""
     def build(ctx: KernelContext) -> Callable[..., Any]:
         op_type = ctx.op.type

@@ -114,3 +114,12 @@ def test_jpeg_shape_is_jpeg_and_decode_and_crop():
     assert np.abs(crop.astype(int) - REF["jpeg/crop"]).max() <= 3   # TF's bytes differ from ours: its encode
     with pytest.raises(tf.errors.InvalidArgumentError, match="crop window"):
         run(tf.image.decode_and_crop_jpeg(_bytes("jpeg/bytes/rgb"), [10, 10, 8, 9]))
+
+
+def test_decode_jpeg_ratio_scales_down_in_the_decoder():
+    got = run(tf.image.decode_jpeg(_bytes("jpeg/bytes/rgb"), ratio=2))
+    want = REF["jpeg/ratio2"]
+    assert got.shape == want.shape == (8, 8, 3)
+    assert np.abs(got.astype(int) - want).max() <= 3
+    with pytest.raises(tf.errors.InvalidArgumentError, match="ratio"):
+        run(tf.image.decode_jpeg(_bytes("jpeg/bytes/rgb"), ratio=3))
