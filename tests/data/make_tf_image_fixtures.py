@@ -302,6 +302,10 @@ def codecs():
         for channels in (0, 1, 3):
             put(f"jpeg/decode/{key}/{channels}", run(lambda: tf.image.decode_jpeg(data, channels=channels)))
     data = run(lambda: tf.image.encode_jpeg(tf.constant(smooth), quality=90))
+    put("jpeg/adjust_quality/u8", run(lambda: tf.image.adjust_jpeg_quality(tf.constant(smooth), 30)))
+    put("jpeg/adjust_quality/f32", run(lambda: tf.image.adjust_jpeg_quality(tf.constant(smooth / np.float32(255)), 60)))
+    put("jpeg/random_quality", np.stack(run(lambda: tf.image.random_jpeg_quality(tf.constant(smooth), 10, 90, seed=4),
+                                            runs=3, seed=5)))
     put("jpeg/ratio2", run(lambda: tf.image.decode_jpeg(data, ratio=2)))
     put("jpeg/shape", run(lambda: tf.image.extract_jpeg_shape(data)))
     put("jpeg/is_jpeg", np.array([run(lambda: tf.image.is_jpeg(data)),

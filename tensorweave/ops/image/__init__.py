@@ -22,7 +22,7 @@ from tensorweave.ops.image.image_impl import (
     random_contrast, random_crop, random_flip_left_right, random_flip_up_down, random_hue, random_saturation,
     resize_image_with_crop_or_pad, resize_image_with_pad, resize_images, ResizeMethod, rgb_to_grayscale, rot90,
     sobel_edges, total_variation, transpose_image, is_jpeg, non_max_suppression_with_scores,
-    non_max_suppression_overlaps)
+    non_max_suppression_overlaps, adjust_jpeg_quality, random_jpeg_quality)
 from tensorweave.ops.image.color_impl import rgb_to_yiq, rgb_to_yuv, yiq_to_rgb, yuv_to_rgb
 from tensorweave.ops.image.quality import psnr, ssim
 
@@ -38,4 +38,5 @@ __all__ = [
     "sobel_edges", "total_variation", "transpose_image", "crop_and_resize",
     "decode_and_crop_jpeg", "extract_jpeg_shape", "is_jpeg", "rgb_to_yiq", "rgb_to_yuv", "yiq_to_rgb", "yuv_to_rgb",
     "psnr", "ssim", "non_max_suppression_with_scores", "non_max_suppression_overlaps", "extract_glimpse",
+    "adjust_jpeg_quality", "random_jpeg_quality",
 ]

@@ -1,6 +1,6 @@
 """Image codecs: DecodePng, DecodeJpeg, DecodeAndCropJpeg, ExtractJpegShape, DecodeBmp, DecodeGif,
-DecodeImage, EncodePng, EncodeJpeg and their TF1 wrappers (tf.image.decode_png, ..., encode_jpeg;
-decode_image is in image_impl.py).
+DecodeImage, EncodePng, EncodeJpeg, EncodeJpegVariableQuality and their TF1 wrappers
+(tf.image.decode_png, ..., encode_jpeg; decode_image is in image_impl.py).
 
 Pillow (which comes with tensorboard) parses JPEG, GIF, BMP and 8-bit PNG; 16-bit PNG is
 decoded, and every PNG encoded, by ops/kernels/png.py, since Pillow narrows 16-bit colour.
@@ -86,8 +86,10 @@ ExtractJpegShape = define_op("ExtractJpegShape", inputs=["contents: string"], ou
                              attrs=["output_type: {int32, int64} = int32"], shape_fn=_jpeg_shape_shape)
 DecodeAndCropJpeg = define_op("DecodeAndCropJpeg", inputs=["contents: string", "crop_window: int32"],
                               outputs=["image: uint8"], attrs=_JPEG_DECODE_ATTRS, shape_fn=_crop_window_shape)
+EncodeJpegVariableQuality = define_op("EncodeJpegVariableQuality", inputs=["images: uint8", "quality: int32"],
+                                      outputs=["contents: string"], shape_fn=_encoded_shape)
 for _op in (DecodePng, DecodeJpeg, DecodeBmp, DecodeGif, DecodeImage, EncodePng, EncodeJpeg, ExtractJpegShape,
-            DecodeAndCropJpeg):
+            DecodeAndCropJpeg, EncodeJpegVariableQuality):
     _op.not_differentiable()
 
 
@@ -335,6 +337,28 @@ def _encode_png_kernel(ctx: KernelContext) -> Callable[..., Any]:
     return kernel
 
 
+def jpeg_bytes(image: np.ndarray, fmt: str = "", **options: Any) -> np.ndarray:
+    _check_image("EncodeJpeg", image, (1, 3))
+    want = {"grayscale": 1, "rgb": 3}.get(fmt, image.shape[-1])
+    if want != image.shape[-1]:
+        raise invalid(f"EncodeJpeg: format '{fmt}' needs {want} channels, got {image.shape[-1]}")
+    pil = Image.fromarray(image[..., 0] if want == 1 else image, "L" if want == 1 else "RGB")
+    out = io.BytesIO()
+    pil.save(out, "JPEG", **options)
+    return _string(out.getvalue())
+
+
+@EncodeJpegVariableQuality.kernel()
+def _encode_jpeg_variable_quality_kernel(ctx: KernelContext) -> Callable[..., Any]:
+    def kernel(image: np.ndarray, quality: Any) -> np.ndarray:
+        if np.ndim(quality) != 0:
+            raise invalid(f"quality must be a scalar, got shape {format_dims(np.shape(quality))}")
+        if not 0 <= int(quality) <= 100:
+            raise invalid(f"quality must be in [0,100], got {int(quality)}")
+        return jpeg_bytes(image, quality=int(quality), dpi=(300, 300), subsampling=2)
+    return kernel
+
+
 @EncodeJpeg.kernel()
 def _encode_jpeg_kernel(ctx: KernelContext) -> Callable[..., Any]:
     fmt, quality = ctx.attr("format"), ctx.attr("quality")
@@ -347,17 +371,7 @@ def _encode_jpeg_kernel(ctx: KernelContext) -> Callable[..., Any]:
                "optimize": bool(ctx.attr("optimize_size")), "dpi": density,
                "subsampling": 2 if ctx.attr("chroma_downsampling") else 0}
 
-    def kernel(image: np.ndarray) -> np.ndarray:
-        _check_image("EncodeJpeg", image, (1, 3))
-        want = {"grayscale": 1, "rgb": 3}.get(fmt, image.shape[-1])
-        if want != image.shape[-1]:
-            raise invalid(f"EncodeJpeg: format '{fmt}' needs {want} channels, got {image.shape[-1]}")
-        pil = Image.fromarray(image[..., 0] if want == 1 else image, "L" if want == 1 else "RGB")
-        out = io.BytesIO()
-        pil.save(out, "JPEG", **options)
-        return _string(out.getvalue())
-
-    return kernel
+    return lambda image: jpeg_bytes(image, fmt, **options)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -389,6 +403,10 @@ def decode_and_crop_jpeg(contents: Any, crop_window: Any, channels: int = 0, rat
     return apply_op(DecodeAndCropJpeg, name=name, contents=contents, crop_window=crop_window, channels=channels,
                     ratio=ratio, fancy_upscaling=fancy_upscaling, try_recover_truncated=try_recover_truncated,
                     acceptable_fraction=acceptable_fraction, dct_method=dct_method)
+
+
+def encode_jpeg_variable_quality(images: Any, quality: Any, name: Optional[str] = None) -> Any:
+    return apply_op(EncodeJpegVariableQuality, name=name, images=images, quality=quality)
 
 
 def decode_bmp(contents: Any, channels: int = 0, name: Optional[str] = None) -> Any:

@@ -35,7 +35,7 @@ __all__ = ["ResizeMethod", "resize_images", "resize_image_with_crop_or_pad", "re
            "adjust_contrast", "adjust_gamma", "adjust_saturation", "adjust_hue", "per_image_standardization",
            "rgb_to_grayscale", "grayscale_to_rgb", "convert_image_dtype", "non_max_suppression",
            "non_max_suppression_with_scores", "non_max_suppression_overlaps", "total_variation", "image_gradients",
-           "sobel_edges", "decode_image", "is_jpeg"]
+           "sobel_edges", "decode_image", "is_jpeg", "adjust_jpeg_quality", "random_jpeg_quality"]
 
 
 class ResizeMethod(enum.IntEnum):
@@ -616,6 +616,28 @@ def sobel_edges(image: Any) -> Any:
     output = array_ops.reshape(output, array_ops.concat([image_shape, [2]], 0))
     output.set_shape(static_shape.concatenate([2]) if static_shape.ndims is not None else TensorShape(None))
     return output
+
+
+def adjust_jpeg_quality(image: Any, jpeg_quality: Any, name: Optional[str] = None) -> Any:
+    """The image after a JPEG round trip at `jpeg_quality` (0-100), in its own dtype."""
+    with name_scope(name, "adjust_jpeg_quality", [image]):
+        image = convert_to_tensor(image, name="image")
+        channels = image.shape.as_list()[-1]
+        orig_dtype = image.dtype
+        image = convert_image_dtype(image, _dtypes.uint8, saturate=True)
+        quality = convert_to_tensor(jpeg_quality, dtype=_dtypes.int32)
+        encoded = _codecs.encode_jpeg_variable_quality(image, quality)
+        return convert_image_dtype(_codecs.decode_jpeg(encoded, channels=channels), orig_dtype, saturate=True)
+
+
+def random_jpeg_quality(image: Any, min_jpeg_quality: int, max_jpeg_quality: int, seed: Optional[int] = None) -> Any:
+    """adjust_jpeg_quality at a quality drawn uniformly from [min_jpeg_quality, max_jpeg_quality)."""
+    if not (0 <= min_jpeg_quality <= 100 and 0 <= max_jpeg_quality <= 100):
+        raise ValueError("jpeg encoding range must be between 0 and 100.")
+    if min_jpeg_quality >= max_jpeg_quality:
+        raise ValueError("`min_jpeg_quality` must be less than `max_jpeg_quality`.")
+    quality = random_uniform([], min_jpeg_quality, max_jpeg_quality, seed=seed, dtype=_dtypes.int32)
+    return adjust_jpeg_quality(image, quality)
 
 
 def is_jpeg(contents: Any, name: Optional[str] = None) -> Any:

@@ -123,3 +123,25 @@ def test_decode_jpeg_ratio_scales_down_in_the_decoder():
     assert np.abs(got.astype(int) - want).max() <= 3
     with pytest.raises(tf.errors.InvalidArgumentError, match="ratio"):
         run(tf.image.decode_jpeg(_bytes("jpeg/bytes/rgb"), ratio=3))
+
+
+def test_encode_jpeg_writes_tfs_bytes():
+    # Pillow's libjpeg(-turbo) encoder with TF's settings writes the very bytes TF writes.
+    data = run(tf.image.encode_jpeg(tf.constant(REF["jpeg/src"]), quality=90))
+    assert data == _bytes("jpeg/bytes/rgb")
+
+
+def test_adjust_and_random_jpeg_quality():
+    src = REF["jpeg/src"]
+    u8 = tf.image.adjust_jpeg_quality(tf.constant(src), 30)
+    assert u8.dtype == tf.uint8 and u8.shape.as_list() == [None, None, 3]   # as TF: decoded
+    assert np.abs(run(u8).astype(int) - REF["jpeg/adjust_quality/u8"]).max() <= 3
+    f32 = run(tf.image.adjust_jpeg_quality(tf.constant(src / np.float32(255)), 60))
+    assert f32.dtype == np.float32
+    assert np.abs(f32 - REF["jpeg/adjust_quality/f32"]).max() <= 3 / 255 + 1e-6
+    with tf.Graph().as_default():
+        tf.set_random_seed(5)
+        got = np.stack(run(tf.image.random_jpeg_quality(tf.constant(src), 10, 90, seed=4), runs=3))
+    assert np.abs(got.astype(int) - REF["jpeg/random_quality"]).max() <= 3
+    with pytest.raises(ValueError, match="less than"):
+        tf.image.random_jpeg_quality(tf.constant(src), 50, 50)
