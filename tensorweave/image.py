@@ -11,9 +11,9 @@ from tensorweave.ops.image import (  # noqa: F401
     resize_images, resize_nearest_neighbor, ResizeMethod, rgb_to_grayscale, rgb_to_hsv, rot90,
     sample_distorted_bounding_box, sobel_edges, total_variation, transpose_image)
 from tensorweave.ops.image import (  # noqa: F401
-    adjust_jpeg_quality, decode_and_crop_jpeg, extract_glimpse, extract_jpeg_shape, is_jpeg,
-    non_max_suppression_overlaps, non_max_suppression_with_scores, psnr, random_jpeg_quality, rgb_to_yiq, rgb_to_yuv,
-    ssim, yiq_to_rgb, yuv_to_rgb)
+    adjust_jpeg_quality, combined_non_max_suppression, decode_and_crop_jpeg, extract_glimpse, extract_jpeg_shape,
+    is_jpeg, non_max_suppression_overlaps, non_max_suppression_with_scores, psnr, random_jpeg_quality, rgb_to_yiq,
+    rgb_to_yuv, ssim, yiq_to_rgb, yuv_to_rgb)
 from tensorweave.ops.image import transpose_image as transpose  # noqa: F401
 from tensorweave.ops.image import resize_images as resize  # noqa: F401
 from tensorweave.ops.image import resize_image_with_crop_or_pad as resize_with_crop_or_pad  # noqa: F401

@@ -233,6 +233,19 @@ def boxes():
                                                               iou_threshold=0.4, score_threshold=0.3)))
     put("nms/api", run(lambda: tf.image.non_max_suppression(corners, scores, 10, 0.4, 0.2)))
     put("nms/api_default", run(lambda: tf.image.non_max_suppression(corners, scores, 20)))
+    multi_boxes = rng.uniform(0, 1, (2, 12, 3, 4)).astype(np.float32) * 1.2 - 0.1
+    multi_boxes[..., 2:] = multi_boxes[..., :2] + 0.4
+    multi_scores = rng.uniform(0, 1, (2, 12, 3)).astype(np.float32)
+    put("combined/boxes", multi_boxes)
+    put("combined/scores", multi_scores)
+    for key, kw in {"q3": dict(boxes=multi_boxes, max_output_size_per_class=4, max_total_size=7),
+                    "q1": dict(boxes=multi_boxes[:, :, :1], max_output_size_per_class=5, max_total_size=20,
+                               score_threshold=0.3, clip_boxes=False),
+                    "pad": dict(boxes=multi_boxes, max_output_size_per_class=2, max_total_size=20, pad_per_class=True,
+                                iou_threshold=0.3)}.items():
+        values = run(lambda: tf.image.combined_non_max_suppression(scores=multi_scores, **kw))
+        for name, value in zip(("boxes", "scores", "classes", "valid"), values):
+            put(f"combined/{key}/{name}", value)
     edge_boxes = np.array([[0, 0, 1, 1], [0, 0, 1, 0.5], [0, 0.5, 1, 1]], np.float32)   # IoU exactly 0.5
     put("nms/edge", run(lambda: tf.image.non_max_suppression(edge_boxes, np.array([0.9, 0.8, 0.7], np.float32),
                                                               5, 0.5)))

@@ -14,7 +14,8 @@ from tensorweave.ops.image.resize import resize_area, resize_bicubic, resize_bil
 from tensorweave.ops.image.color import hsv_to_rgb, rgb_to_hsv
 from tensorweave.ops.image.crop_resize import crop_and_resize
 from tensorweave.ops.image.glimpse import extract_glimpse
-from tensorweave.ops.image.boxes import draw_bounding_boxes, sample_distorted_bounding_box
+from tensorweave.ops.image.boxes import (
+    combined_non_max_suppression, draw_bounding_boxes, sample_distorted_bounding_box)
 from tensorweave.ops.image.image_impl import (
     adjust_brightness, adjust_contrast, adjust_gamma, adjust_hue, adjust_saturation, central_crop,
     convert_image_dtype, crop_to_bounding_box, decode_image, flip_left_right, flip_up_down, grayscale_to_rgb,
@@ -38,5 +39,5 @@ __all__ = [
     "sobel_edges", "total_variation", "transpose_image", "crop_and_resize",
     "decode_and_crop_jpeg", "extract_jpeg_shape", "is_jpeg", "rgb_to_yiq", "rgb_to_yuv", "yiq_to_rgb", "yuv_to_rgb",
     "psnr", "ssim", "non_max_suppression_with_scores", "non_max_suppression_overlaps", "extract_glimpse",
-    "adjust_jpeg_quality", "random_jpeg_quality",
+    "adjust_jpeg_quality", "random_jpeg_quality", "combined_non_max_suppression",
 ]

@@ -1,4 +1,4 @@
-"""Bounding boxes: NonMaxSuppression (V1 to V5, WithOverlaps), DrawBoundingBoxes (V1, V2),
+"""Bounding boxes: NonMaxSuppression (V1 to V5, WithOverlaps), CombinedNonMaxSuppression, DrawBoundingBoxes (V1, V2),
 SampleDistortedBoundingBox (V1, V2) and their TF1 wrappers (tf.image.non_max_suppression is
 in image_impl.py).
 
@@ -27,7 +27,7 @@ from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.ops._util import format_dims, invalid, with_rank
 from tensorweave.ops.kernels.philox import PhiloxGenerator, philox_words
 
-__all__ = ["draw_bounding_boxes", "sample_distorted_bounding_box"]
+__all__ = ["draw_bounding_boxes", "sample_distorted_bounding_box", "combined_non_max_suppression"]
 
 _F32 = np.float32
 
@@ -229,6 +229,80 @@ def _nms_overlaps_kernel(ctx: KernelContext) -> Callable[..., Any]:
 
 
 # ---------------------------------------------------------------------------------------------
+# CombinedNonMaxSuppression
+# ---------------------------------------------------------------------------------------------
+def _combined_nms_shape(op: Operation) -> list[TensorShape]:
+    boxes = with_rank(op, op.inputs[0].shape, 4)
+    scores = with_rank(op, op.inputs[1].shape, 3)
+    for extra in op.inputs[2:]:
+        with_rank(op, extra.shape, 0)
+    per_class, total = tensor_util.constant_value(op.inputs[2]), tensor_util.constant_value(op.inputs[3])
+    size: Any = None if total is None else int(total)
+    if op.get_attr("pad_per_class"):
+        classes = scores.dims[2].value
+        size = None if None in (size, per_class, classes) else min(size, int(per_class) * classes)
+    batch = boxes.dims[0].merge_with(scores.dims[0])
+    return [TensorShape([batch, size, 4]), TensorShape([batch, size]), TensorShape([batch, size]),
+            TensorShape([batch])]
+
+
+CombinedNonMaxSuppression = define_op(
+    "CombinedNonMaxSuppression", inputs=["boxes: float", "scores: float", "max_output_size_per_class: int32",
+                                         "max_total_size: int32", "iou_threshold: float", "score_threshold: float"],
+    outputs=["nmsed_boxes: float", "nmsed_scores: float", "nmsed_classes: float", "valid_detections: int32"],
+    attrs=["pad_per_class: bool = false", "clip_boxes: bool = true"], shape_fn=_combined_nms_shape)
+
+
+def combined_nms(boxes: np.ndarray, scores: np.ndarray, per_class: Any, total: Any, iou_threshold: Any,
+                 score_threshold: Any, pad_per_class: bool, clip_boxes: bool) -> tuple[np.ndarray, ...]:
+    """Per image and class, greedy NMS (at most `per_class` boxes); then the best `total` of all
+    classes by score, boxes clipped to [0, 1], zero-padded."""
+    if boxes.ndim != 4 or boxes.shape[3] != 4:
+        raise invalid(f"boxes must be 4-D [batch, num_boxes, q, 4], got {format_dims(boxes.shape)}")
+    if scores.ndim != 3 or scores.shape[:2] != boxes.shape[:2]:
+        raise invalid(f"scores has incompatible shape {format_dims(scores.shape)}")
+    batch, num_boxes, q, _ = boxes.shape
+    classes = scores.shape[2]
+    if q not in (1, classes):
+        raise invalid("third dimension of boxes must be either 1 or num classes")
+    _check_scalars(max_output_size_per_class=per_class, max_total_size=total, iou_threshold=iou_threshold,
+                   score_threshold=score_threshold)
+    per_class, total, threshold = int(per_class), int(total), _F32(iou_threshold)
+    if total <= 0:
+        raise invalid("max_total_size must be > 0")
+    if not 0 <= threshold <= 1:
+        raise invalid("iou_threshold must be in [0, 1]")
+    size_per_class = min(per_class, num_boxes)
+    out_size = min(total, per_class * classes) if pad_per_class else total
+    out_boxes = np.zeros((batch, out_size, 4), _F32)
+    out_scores = np.zeros((batch, out_size), _F32)
+    out_classes = np.zeros((batch, out_size), _F32)
+    valid = np.zeros(batch, np.int32)
+    for b in range(batch):
+        found: list[tuple[Any, int, int]] = []      # (score, class, box)
+        for c in range(classes):
+            class_boxes = boxes[b, :, c if q > 1 else 0].astype(_F32)
+            kept, kept_scores = greedy_nms(_box_similarity(class_boxes), scores[b, :, c].astype(_F32), size_per_class,
+                                           threshold, _F32(score_threshold))
+            found.extend((score, c, index) for index, score in zip(kept, kept_scores))
+        found.sort(key=lambda item: -item[0])
+        count = min(len(found), out_size)
+        valid[b] = count
+        for k, (score, c, index) in enumerate(found[:count]):
+            box = boxes[b, index, c if q > 1 else 0].astype(_F32)
+            out_boxes[b, k] = np.clip(box, 0, 1) if clip_boxes else box
+            out_scores[b, k], out_classes[b, k] = score, c
+    return out_boxes, out_scores, out_classes, valid
+
+
+@CombinedNonMaxSuppression.kernel()
+def _combined_nms_kernel(ctx: KernelContext) -> Callable[..., Any]:
+    pad, clip = bool(ctx.attr("pad_per_class")), bool(ctx.attr("clip_boxes"))
+    return lambda boxes, scores, per_class, total, iou, score: combined_nms(boxes, scores, per_class, total, iou,
+                                                                            score, pad, clip)
+
+
+# ---------------------------------------------------------------------------------------------
 # DrawBoundingBoxes
 # ---------------------------------------------------------------------------------------------
 def _draw_shape(op: Operation) -> list[TensorShape]:
@@ -317,7 +391,7 @@ SampleDistortedBoundingBoxV2 = define_op(
     outputs=["begin: T", "size: T", "bboxes: float"], attrs=_SDBB_ATTRS, shape_fn=_sdbb_shape, is_stateful=True)
 
 for _op in (NonMaxSuppression, NonMaxSuppressionV2, NonMaxSuppressionV3, NonMaxSuppressionV4, NonMaxSuppressionV5,
-            NonMaxSuppressionWithOverlaps, DrawBoundingBoxes, DrawBoundingBoxesV2,
+            NonMaxSuppressionWithOverlaps, CombinedNonMaxSuppression, DrawBoundingBoxes, DrawBoundingBoxesV2,
             SampleDistortedBoundingBox, SampleDistortedBoundingBoxV2):
     _op.not_differentiable()
 
@@ -478,6 +552,18 @@ def non_max_suppression_v3(boxes: Any, scores: Any, max_output_size: Any, iou_th
                            score_threshold: Any, name: Optional[str] = None) -> Any:
     return apply_op(NonMaxSuppressionV3, name=name, boxes=boxes, scores=scores, max_output_size=max_output_size,
                     iou_threshold=iou_threshold, score_threshold=score_threshold)
+
+
+def combined_non_max_suppression(boxes: Any, scores: Any, max_output_size_per_class: Any, max_total_size: Any,
+                                 iou_threshold: Any = 0.5, score_threshold: Any = float("-inf"),
+                                 pad_per_class: bool = False, clip_boxes: bool = True,
+                                 name: Optional[str] = None) -> Any:
+    """Greedy NMS per image and class, then the best `max_total_size` detections of each image:
+    (nmsed_boxes, nmsed_scores, nmsed_classes, valid_detections)."""
+    return apply_op(CombinedNonMaxSuppression, name=name, boxes=boxes, scores=scores,
+                    max_output_size_per_class=max_output_size_per_class, max_total_size=max_total_size,
+                    iou_threshold=iou_threshold, score_threshold=score_threshold, pad_per_class=pad_per_class,
+                    clip_boxes=clip_boxes)
 
 
 def draw_bounding_boxes(images: Any, boxes: Any, name: Optional[str] = None, colors: Any = None) -> Any:

@@ -285,3 +285,18 @@ def test_extract_glimpse_noise_fills_outside_the_image():
     assert outside.shape == (2, 4, 4, 3)
     for i in range(2):    # uniform noise stays within the image's range
         assert F32[i].min() <= outside[i].min() and outside[i].max() <= F32[i].max()
+
+
+COMBINED = {"q3": dict(max_output_size_per_class=4, max_total_size=7),
+            "q1": dict(max_output_size_per_class=5, max_total_size=20, score_threshold=0.3, clip_boxes=False),
+            "pad": dict(max_output_size_per_class=2, max_total_size=20, pad_per_class=True, iou_threshold=0.3)}
+
+
+@pytest.mark.parametrize("key", sorted(COMBINED))
+def test_combined_non_max_suppression_matches_tf(key):
+    boxes = REF["combined/boxes"][:, :, :1] if key == "q1" else REF["combined/boxes"]
+    outs = tf.image.combined_non_max_suppression(boxes, REF["combined/scores"], **COMBINED[key])
+    got = run(list(outs))
+    for out, value, name in zip(outs, got, ("boxes", "scores", "classes", "valid")):
+        assert out.shape.is_compatible_with(value.shape) and out.shape.is_fully_defined()
+        close(value, REF[f"combined/{key}/{name}"])
