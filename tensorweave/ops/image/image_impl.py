@@ -123,9 +123,15 @@ _RESIZERS: dict[int, Callable[..., Any]] = {
     ResizeMethod.BICUBIC: _resize.resize_bicubic, ResizeMethod.AREA: _resize.resize_area}
 
 
-def resize_images(images: Any, size: Any, method: int = ResizeMethod.BILINEAR, align_corners: bool = False,
+# TF 2's method names, which TF 1's resize_images also accepts.
+_METHOD_NAMES = {"bilinear": ResizeMethod.BILINEAR, "nearest": ResizeMethod.NEAREST_NEIGHBOR,
+                 "bicubic": ResizeMethod.BICUBIC, "area": ResizeMethod.AREA}
+
+
+def resize_images(images: Any, size: Any, method: Any = ResizeMethod.BILINEAR, align_corners: bool = False,
                   preserve_aspect_ratio: bool = False, name: Optional[str] = None) -> Any:
     """Resizes `images` (3-D or 4-D) to `size` = [new_height, new_width] with `method`."""
+    method = _METHOD_NAMES.get(method, method) if isinstance(method, str) else method
     if method not in _RESIZERS:
         raise ValueError("Resize method is not implemented.")
     with name_scope(name, "resize_images", [images, size]):

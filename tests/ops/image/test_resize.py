@@ -58,6 +58,8 @@ def test_resize_method_enum_and_identity_shortcut():
     np.testing.assert_array_equal(run(same), REF["img_u8"])
     with pytest.raises(ValueError, match="Resize method"):
         tf.image.resize_images(x, [2, 2], method=7)
+    by_name = tf.image.resize_images(x, [4, 9], method="bicubic")   # TF 2's names work too
+    close(run(by_name), REF["resize_images/2"], atol=5e-4)
 
 
 def test_resize_static_shapes_follow_size_and_unknown_dims():
