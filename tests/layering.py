@@ -64,6 +64,7 @@ TIER2: dict[str, set[str]] = {
     "script": set(),
 
     "summary": set(),
+    "image": {"image_impl", "color_impl", "quality"},
 }
 # tf.confusion_matrix (issue 11): a composite built on array, control_flow and debugging ops.
 TIER2["math"].add("confusion_matrix")
