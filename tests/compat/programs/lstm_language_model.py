@@ -19,7 +19,10 @@ def run(tf, workdir):
                                      seed=i) for i in range(2)]
     cell = rnn_cell.MultiRNNCell(cells, state_is_tuple=True)
     initial_state = cell.zero_state(batch, tf.float32)
-    outputs, state = tf.nn.dynamic_rnn(cell, emb, sequence_length=lengths, initial_state=initial_state)
+    # parallel_iterations=1: TF's executor runs the dropout's random op of several time steps in
+    # its own scheduling order (later steps may draw first); one at a time, steps draw in order.
+    outputs, state = tf.nn.dynamic_rnn(cell, emb, sequence_length=lengths, initial_state=initial_state,
+                                       parallel_iterations=1)
     softmax_w = tf.get_variable("softmax_w", [hidden, vocab], dtype=tf.float32)
     softmax_b = tf.get_variable("softmax_b", [vocab], dtype=tf.float32)
     logits = tf.reshape(tf.matmul(tf.reshape(outputs, [-1, hidden]), softmax_w) + softmax_b, [batch, steps, vocab])
