@@ -15,7 +15,12 @@ RTOL = 1e-5
 ATOL = 1e-6
 
 # Looser tolerances, each with the reason it is needed: {program: (rtol, atol)}.
-LOOSER = {}
+LOOSER = {
+    # raw_cnn: tf.nn.lrn's output and gradient equal TF's to one float32 rounding (checked on
+    # their own), but nine Adam steps turn such roundings in near-zero gradient components into
+    # whole steps (Adam divides by sqrt(v)): the final softmax agrees to 6e-5, the losses to 3e-7.
+    "raw_cnn": (1e-4, 1e-6),
+}
 
 
 def load_expected():

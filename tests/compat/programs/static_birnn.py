@@ -1,5 +1,6 @@
 """tf.nn.static_bidirectional_rnn over unstacked time steps (LSTMCell forward, GRUCell backward) for
-sequence classification, trained with RMSProp."""
+sequence classification, trained with RMSProp; and a second pair of cells run with
+sequence_length, where the backward direction reverses each row within its own length."""
 import numpy as np
 
 
@@ -14,6 +15,10 @@ def run(tf, workdir):
     fw = tf.nn.rnn_cell.LSTMCell(8)
     bw = tf.nn.rnn_cell.GRUCell(8)
     outputs, fw_state, bw_state = tf.nn.static_bidirectional_rnn(fw, bw, seq, dtype=tf.float32)
+    lengths = tf.placeholder(tf.int32, [None])
+    masked, m_fw, m_bw = tf.nn.static_bidirectional_rnn(
+        tf.nn.rnn_cell.BasicRNNCell(3), tf.nn.rnn_cell.BasicLSTMCell(2), seq, dtype=tf.float32,
+        sequence_length=lengths, scope="with_lengths")
     w = tf.Variable(tf.random_normal([16, 2], seed=1))
     b = tf.Variable(tf.zeros([2]))
     logits = tf.matmul(outputs[-1], w) + b
@@ -25,5 +30,7 @@ def run(tf, workdir):
         for _ in range(6):
             losses.append(sess.run([train_op, loss], {x: data, y: labels})[1])
         out0, bws = sess.run([outputs[0], bw_state], {x: data[:4]})
+        masked_out, mfw, mbw = sess.run([tf.stack(masked), m_fw, m_bw], {x: data[:4], lengths: [5, 2, 3, 1]})
     return {"losses": np.array(losses, np.float32), "first_output": out0, "bw_state": bws,
+            "masked_outputs": masked_out, "masked_fw_state": mfw, "masked_bw_state": np.stack(mbw),
             "n_outputs": np.int64(len(outputs)), "variable_names": np.array([v.name for v in tf.global_variables()])}
