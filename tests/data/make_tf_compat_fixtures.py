@@ -49,7 +49,8 @@ def contrib_shim():
                                 (tf_control_flow_ops, "Assert", tf.Assert)):
         if not hasattr(module, name):
             setattr(module, name, value)
-    sys.modules["tf_slim.layers.layers"].normalization_layers = types.SimpleNamespace(BatchNormalization=tf.layers.BatchNormalization)
+    sys.modules["tf_slim.layers.layers"].normalization_layers = types.SimpleNamespace(
+        BatchNormalization=tf.layers.BatchNormalization)
     layers = types.SimpleNamespace(
         fully_connected=tf_slim.fully_connected, conv2d=tf_slim.conv2d, batch_norm=tf_slim.batch_norm,
         layer_norm=tf_slim.layer_norm, flatten=tf_slim.flatten, max_pool2d=tf_slim.max_pool2d,
