@@ -11,5 +11,5 @@ PROGRAMS = [
     "gan_two_optimizers", "while_cond_numeric", "metrics_streaming", "version_compat", "ema_restore",
     "layers_regularizer", "lr_decay", "grad_clip_stop_gradient", "moments_batchnorm_by_hand",
     "tf215_checkpoint", "optimizers_zoo", "raw_cnn", "birnn_dynamic", "losses_zoo",
-    "shuffle_queue_seeded", "ema_control_dependencies",
+    "shuffle_queue_seeded", "ema_control_dependencies", "sampled_softmax_candidates",
 ]
