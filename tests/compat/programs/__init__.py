@@ -12,4 +12,5 @@ PROGRAMS = [
     "layers_regularizer", "lr_decay", "grad_clip_stop_gradient", "moments_batchnorm_by_hand",
     "tf215_checkpoint", "optimizers_zoo", "raw_cnn", "birnn_dynamic", "losses_zoo",
     "shuffle_queue_seeded", "ema_control_dependencies", "sampled_softmax_candidates",
+    "default_scope_names",
 ]
