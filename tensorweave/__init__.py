@@ -111,3 +111,5 @@ from tensorweave import summary  # noqa: F401,E402
 from tensorweave.summary import Event, HistogramProto, SessionLog, Summary, SummaryMetadata  # noqa: F401,E402
 from tensorweave import image  # noqa: F401,E402
 from tensorweave.ops.image import random_crop  # noqa: F401,E402
+from tensorweave.framework.versions import GIT_VERSION, VERSION, __version__  # noqa: F401,E402
+from tensorweave import compat  # noqa: F401,E402

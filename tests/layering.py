@@ -38,7 +38,7 @@ TIER2: dict[str, set[str]] = {
 
     "linalg": {"linalg_impl", "einsum"},
 
-    "nn": {"nn_impl", "embedding", "rnn", "rnn_cell", "losses"},
+    "nn": {"nn_impl", "embedding", "rnn", "rnn_cell", "losses", "sampled_losses"},
 
     "state": {"variables", "variable_scope", "init_ops", "template", "critical_section"},
 

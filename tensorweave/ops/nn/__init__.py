@@ -33,6 +33,8 @@ from tensorweave.ops.nn.pooling import (  # noqa: F401  (op definitions too)
     avg_pool, avg_pool2d, AvgPool, AvgPoolGrad, max_pool, max_pool2d, max_pool_v2, MaxPool, MaxPoolGrad,
     MaxPoolGradGrad, MaxPoolGradGradV2, MaxPoolGradV2, MaxPoolV2)
 from tensorweave.ops.nn.rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_rnn
+from tensorweave.ops.nn.rnn import static_bidirectional_rnn
+from tensorweave.ops.nn.sampled_losses import nce_loss, sampled_softmax_loss
 
 __all__ = [
     "relu", "relu6", "elu", "selu", "softplus", "softsign", "leaky_relu", "sigmoid", "tanh", "softmax",
@@ -45,5 +47,5 @@ __all__ = [
     "depthwise_conv2d_native", "depthwise_conv2d_native_backprop_input",
     "depthwise_conv2d_native_backprop_filter", "separable_conv2d", "max_pool", "max_pool2d", "max_pool_v2",
     "avg_pool", "avg_pool2d", "embedding_lookup", "embedding_lookup_sparse", "dynamic_rnn", "static_rnn",
-    "bidirectional_dynamic_rnn", "rnn_cell",
+    "bidirectional_dynamic_rnn", "rnn_cell", "static_bidirectional_rnn", "nce_loss", "sampled_softmax_loss",
 ]
