@@ -10,12 +10,15 @@ from tensorweave.ops.nn import (  # noqa: F401
     sigmoid_cross_entropy_with_logits, softmax, softmax_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits_v2, softplus, softsign, sparse_softmax_cross_entropy_with_logits,
     static_rnn, tanh, top_k, weighted_cross_entropy_with_logits, xw_plus_b, zero_fraction)
+from tensorweave.ops.nn import static_bidirectional_rnn  # noqa: F401
+from tensorweave.ops.nn import nce_loss, sampled_softmax_loss  # noqa: F401
+from tensorweave.ops.random import compute_accidental_hits, log_uniform_candidate_sampler  # noqa: F401
 from tensorweave.ops.nn import (  # noqa: F401
-    atrous_conv2d_transpose, compute_accidental_hits, crelu, fixed_unigram_candidate_sampler,
-    log_poisson_loss, log_uniform_candidate_sampler, nce_loss, normalize_moments, pool, sampled_softmax_loss,
-    static_bidirectional_rnn, sufficient_statistics, swish, uniform_candidate_sampler, weighted_moments)
+    atrous_conv2d_transpose, crelu, log_poisson_loss, normalize_moments, pool, sufficient_statistics, swish,
+    weighted_moments)
 from tensorweave.ops.nn import (  # noqa: F401
-    all_candidate_sampler, avg_pool1d, batch_norm_with_global_normalization, conv1d_transpose, max_pool1d,
-    safe_embedding_lookup_sparse)
+    avg_pool1d, batch_norm_with_global_normalization, conv1d_transpose, max_pool1d, safe_embedding_lookup_sparse)
 from tensorweave.ops.nn import raw_rnn  # noqa: F401
 from tensorweave.ops.nn import ctc_loss  # noqa: F401
+from tensorweave.ops.random.range_samplers import (  # noqa: F401
+    all_candidate_sampler, fixed_unigram_candidate_sampler, uniform_candidate_sampler)

@@ -38,7 +38,7 @@ TIER2: dict[str, set[str]] = {
 
     "linalg": {"linalg_impl", "einsum"},
 
-    "nn": {"nn_impl", "embedding", "rnn", "rnn_cell", "losses"},
+    "nn": {"nn_impl", "embedding", "rnn", "rnn_cell", "losses", "sampled_losses"},
 
     "state": {"variables", "variable_scope", "init_ops", "template", "critical_section"},
 
@@ -62,9 +62,14 @@ TIER2: dict[str, set[str]] = {
     "sendrecv": set(),
 
     "script": set(),
+
+    "summary": set(),
+    "image": {"image_impl", "color_impl", "quality"},
 }
+# tf.confusion_matrix (issue 11): a composite built on array, control_flow and debugging ops.
+TIER2["math"].add("confusion_matrix")
 # Issue 11 (tf.sparse and the rest of tf.nn): their Python-level libraries.
-TIER2["nn"] |= {"statistics", "sampled_losses", "pool_nd", "safe_embedding"}
+TIER2["nn"] |= {"statistics", "pool_nd", "safe_embedding"}
 TIER2["sparse"] |= {"sparse_impl"}
 
 # (importing module, imported module) -> why the import must be late (a real cycle).
@@ -82,7 +87,8 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
         "installs the operators",
 }
 
-_LAYER_OF_TOP = {"framework": 0, "lib": 0, "ops": 1, "gradients": 2, "runtime": 3, "training": 4}
+_LAYER_OF_TOP = {"framework": 0, "lib": 0, "ops": 1, "gradients": 2, "runtime": 3, "training": 4,
+                 "summary": 4}
 _TOP_LAYER = 5  # public namespace modules, testing/, tools/, examples/
 
 

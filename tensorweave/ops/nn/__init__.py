@@ -4,8 +4,7 @@ and pooling, and the libraries built on them (embedding lookup, RNNs and cells, 
 Tier 1 (op declarations, kernels, 1:1 wrappers): nn_ops, cross_entropy, normalization, conv,
 depthwise_conv, pooling. Tier 2 (composites over other families): nn_impl, embedding, rnn,
 rnn_cell, losses. Gradients: grad.py. The family's public names are re-exported here.
-(Issue 11 adds tier 1 candidate_sampling and ctc, and tier 2 statistics, sampled_losses, pool_nd
-and safe_embedding.)
+(Issue 11 adds tier 1 ctc, and tier 2 statistics, pool_nd and safe_embedding.)
 """
 from tensorweave.ops.math.elementwise import sigmoid, tanh
 from tensorweave.ops.nn import rnn_cell
@@ -35,17 +34,13 @@ from tensorweave.ops.nn.pooling import (  # noqa: F401  (op definitions too)
     avg_pool, avg_pool2d, AvgPool, AvgPoolGrad, max_pool, max_pool2d, max_pool_v2, MaxPool, MaxPoolGrad,
     MaxPoolGradGrad, MaxPoolGradGradV2, MaxPoolGradV2, MaxPoolV2)
 from tensorweave.ops.nn.rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_rnn
-from tensorweave.ops.nn.rnn import raw_rnn, static_bidirectional_rnn
+from tensorweave.ops.nn.rnn import static_bidirectional_rnn
+from tensorweave.ops.nn.sampled_losses import nce_loss, sampled_softmax_loss
+from tensorweave.ops.nn.rnn import raw_rnn
 from tensorweave.ops.nn.conv import atrous_conv2d_transpose
 from tensorweave.ops.nn.nn_impl import crelu, log_poisson_loss, swish
 from tensorweave.ops.nn.statistics import normalize_moments, sufficient_statistics, weighted_moments
 from tensorweave.ops.nn.pool_nd import pool
-from tensorweave.ops.nn.candidate_sampling import (  # noqa: F401  (op definitions too)
-    compute_accidental_hits, ComputeAccidentalHits, fixed_unigram_candidate_sampler,
-    FixedUnigramCandidateSampler, log_uniform_candidate_sampler, LogUniformCandidateSampler,
-    uniform_candidate_sampler, UniformCandidateSampler)
-from tensorweave.ops.nn.sampled_losses import nce_loss, sampled_softmax_loss
-from tensorweave.ops.nn.candidate_sampling import all_candidate_sampler, AllCandidateSampler  # noqa: F401
 from tensorweave.ops.nn.nn_impl import (
     avg_pool1d, batch_norm_with_global_normalization, conv1d_transpose, max_pool1d)
 from tensorweave.ops.nn.safe_embedding import safe_embedding_lookup_sparse
@@ -63,12 +58,10 @@ __all__ = [
     "depthwise_conv2d_native", "depthwise_conv2d_native_backprop_input",
     "depthwise_conv2d_native_backprop_filter", "separable_conv2d", "max_pool", "max_pool2d", "max_pool_v2",
     "avg_pool", "avg_pool2d", "embedding_lookup", "embedding_lookup_sparse", "dynamic_rnn", "static_rnn",
-    "bidirectional_dynamic_rnn", "rnn_cell",
+    "bidirectional_dynamic_rnn", "rnn_cell", "static_bidirectional_rnn", "nce_loss", "sampled_softmax_loss",
 ]
-__all__ += [  # issue 11
-    "static_bidirectional_rnn", "atrous_conv2d_transpose", "crelu", "log_poisson_loss", "swish",
-    "normalize_moments", "sufficient_statistics", "weighted_moments", "pool", "compute_accidental_hits",
-    "fixed_unigram_candidate_sampler", "log_uniform_candidate_sampler", "uniform_candidate_sampler", "nce_loss",
-    "sampled_softmax_loss", "all_candidate_sampler", "avg_pool1d", "batch_norm_with_global_normalization",
-    "conv1d_transpose", "max_pool1d", "safe_embedding_lookup_sparse", "raw_rnn", "ctc_loss",
+__all__ += [  # issue 11 (tf.sparse and the rest of tf.nn)
+    "atrous_conv2d_transpose", "crelu", "log_poisson_loss", "swish", "normalize_moments", "sufficient_statistics",
+    "weighted_moments", "pool", "avg_pool1d", "batch_norm_with_global_normalization", "conv1d_transpose",
+    "max_pool1d", "safe_embedding_lookup_sparse", "raw_rnn", "ctc_loss",
 ]

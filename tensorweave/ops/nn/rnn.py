@@ -177,6 +177,50 @@ def static_rnn(cell: Any, inputs: Sequence[Any], initial_state: Any = None, dtyp
         return outputs, state
 
 
+def _reverse_steps(steps: Sequence[Any], sequence_length: Any) -> list[Any]:
+    """A Python list of time steps reversed: the whole list, or each row within its own length
+    (the steps past a row's length stay where they are)."""
+    if sequence_length is None:
+        return list(reversed(steps))
+    columns = []
+    for component in zip(*(nest.flatten(step) for step in steps)):
+        known = TensorShape(None)
+        for x in component:
+            known = known.merge_with(convert_to_tensor(x).shape)
+        flipped = unstack(reverse_sequence(stack(component), sequence_length, seq_axis=0, batch_axis=1))
+        for x in flipped:
+            x.set_shape(known)
+        columns.append(flipped)
+    return [_pack(step, [column[t] for column in columns]) for t, step in enumerate(steps)]
+
+
+def static_bidirectional_rnn(cell_fw: Any, cell_bw: Any, inputs: Sequence[Any], initial_state_fw: Any = None,
+                             initial_state_bw: Any = None, dtype: Any = None, sequence_length: Any = None,
+                             scope: Any = None) -> tuple[list[Any], Any, Any]:
+    """static_rnn forwards (bidirectional_rnn/fw) and over the reversed steps (bidirectional_rnn/bw,
+    each row reversed within its sequence_length); each step's output is the forward and backward
+    outputs concatenated on the last axis.
+
+    Returns (outputs, output_state_fw, output_state_bw)."""
+    _check_cell(cell_fw)
+    _check_cell(cell_bw)
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError("inputs must be a sequence")
+    if not inputs:
+        raise ValueError("inputs must not be empty")
+    with variable_scope(scope or "bidirectional_rnn"):
+        with variable_scope("fw") as fw_scope:
+            output_fw, state_fw = static_rnn(cell_fw, inputs, initial_state_fw, dtype, sequence_length,
+                                             scope=fw_scope)
+        with variable_scope("bw") as bw_scope:
+            reversed_bw, state_bw = static_rnn(cell_bw, _reverse_steps(inputs, sequence_length), initial_state_bw,
+                                               dtype, sequence_length, scope=bw_scope)
+    output_bw = _reverse_steps(reversed_bw, sequence_length)
+    outputs = [_pack(fw, [concat([a, b], 1) for a, b in zip(nest.flatten(fw), nest.flatten(bw))])
+               for fw, bw in zip(output_fw, output_bw)]
+    return outputs, state_fw, state_bw
+
+
 def _reverse_time(x: Any, sequence_length: Any, time_axis: int, batch_axis: int) -> Any:
     if sequence_length is not None:
         return reverse_sequence(x, sequence_length, seq_axis=time_axis, batch_axis=batch_axis)
@@ -210,46 +254,6 @@ def bidirectional_dynamic_rnn(cell_fw: Any, cell_bw: Any, inputs: Any, sequence_
                                                      time_major, scope=bw_scope)
     return (output_fw, reverse_all(reversed_outputs)), (state_fw, state_bw)
 
-
-
-def _reverse_steps(steps: Sequence[Any], sequence_length: Any) -> list[Any]:
-    """A list of time steps reversed, each row only within its sequence_length (TF's _reverse_seq)."""
-    if sequence_length is None:
-        return list(reversed(steps))
-    flat_steps = [nest.flatten(step) for step in steps]
-    results: list[list[Any]] = [[] for _ in steps]
-    for parts in zip(*flat_steps):
-        reversed_parts = unstack(reverse_sequence(stack(list(parts)), sequence_length, seq_axis=0, batch_axis=1))
-        for r, part, result in zip(reversed_parts, parts, results):
-            r.set_shape(convert_to_tensor(part).shape)
-            result.append(r)
-    return [_pack(step, flat) for step, flat in zip(steps, results)]
-
-
-def static_bidirectional_rnn(cell_fw: Any, cell_bw: Any, inputs: Sequence[Any], initial_state_fw: Any = None,
-                             initial_state_bw: Any = None, dtype: Any = None, sequence_length: Any = None,
-                             scope: Any = None) -> tuple[list[Any], Any, Any]:
-    """A forward and a backward static_rnn over a list of [batch, depth] inputs (variables under
-    bidirectional_rnn/fw and bidirectional_rnn/bw); each step's outputs are the two directions'
-    outputs concatenated on depth. Returns (outputs, output_state_fw, output_state_bw)."""
-    _check_cell(cell_fw)
-    _check_cell(cell_bw)
-    if not isinstance(inputs, (list, tuple)):
-        raise TypeError("inputs must be a list")
-    if not inputs:
-        raise ValueError("inputs must not be empty")
-    with variable_scope(scope or "bidirectional_rnn"):
-        with variable_scope("fw") as fw_scope:
-            output_fw, state_fw = static_rnn(cell_fw, inputs, initial_state_fw, dtype, sequence_length,
-                                             scope=fw_scope)
-        with variable_scope("bw") as bw_scope:
-            reversed_inputs = _reverse_steps(inputs, sequence_length)
-            tmp, state_bw = static_rnn(cell_bw, reversed_inputs, initial_state_bw, dtype, sequence_length,
-                                       scope=bw_scope)
-    output_bw = _reverse_steps(tmp, sequence_length)
-    outputs = [_pack(fw, [concat([f, b], 1) for f, b in zip(nest.flatten(fw), nest.flatten(bw))])
-               for fw, bw in zip(output_fw, output_bw)]
-    return outputs, state_fw, state_bw
 
 
 def _emit_shape(size: Any) -> TensorShape:

@@ -226,24 +226,52 @@ def variable_scope(name_or_scope: Any, default_name: Optional[str] = None,
                 dtype if dtype is not None else base.dtype)
             _set_variable_scope(scope)
             try:
-                yield scope
+                with _opened(full_name, isinstance(name_or_scope, VariableScope)):
+                    yield scope
             finally:
                 _set_variable_scope(outer)
 
 
-def _unique_default_name(outer: VariableScope, default_name: str) -> str:
-    store = _variable_store()
-    prefix = f"{outer.name}/" if outer.name else ""
-    used = {n[len(prefix):].split("/")[0] for n in store.vars if n.startswith(prefix)}
+def _scope_counts() -> dict[str, int]:
+    """How many times each variable scope name has been opened (TF's variable_scopes_count),
+    per graph: default names are made unique against it."""
     counts = _graph.get_collection_ref(("__default_scope_counts",))  # type: ignore[arg-type]
     if not counts:
         counts.append({})
-    table = counts[0]
-    key = prefix + default_name
-    i = table.get(key, 0)
-    name = default_name if i == 0 else f"{default_name}_{i}"
-    while name in used:
+    table: dict[str, int] = counts[0]
+    return table
+
+
+def _unique_default_name(outer: VariableScope, default_name: str) -> str:
+    """TF's _get_unique_variable_scope: `default_name`, or `default_name_<i>` with the first i
+    whose scope has not been opened since its enclosing named scope was last entered (leaving a
+    named scope forgets its subscopes, so `with variable_scope('d', reuse=True)` names its
+    default-named subscopes as the first `with variable_scope('d')` did)."""
+    counts = _scope_counts()
+    prefix = f"{outer.name}/" if outer.name else ""
+    if not counts.get(prefix + default_name, 0):
+        return default_name
+    i = 1
+    while counts.get(f"{prefix}{default_name}_{i}", 0):
         i += 1
-        name = f"{default_name}_{i}"
-    table[key] = i + 1
-    return name
+    return f"{default_name}_{i}"
+
+
+@contextlib.contextmanager
+def _opened(full_name: str, by_object: bool) -> Iterator[None]:
+    """Counts `full_name` as opened; on leaving, forgets the subscopes opened inside it (a scope
+    entered by name), or restores every count (one re-entered through its VariableScope), as TF."""
+    counts = _scope_counts()
+    counts[full_name] = counts.get(full_name, 0) + 1
+    saved = dict(counts) if by_object else None
+    try:
+        yield
+    finally:
+        if saved is not None:
+            counts.clear()
+            counts.update(saved)
+        else:
+            inside = full_name + "/"
+            for key in counts:
+                if key.startswith(inside):
+                    counts[key] = 0

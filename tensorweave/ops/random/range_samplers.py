@@ -1,16 +1,16 @@
-"""Candidate samplers for sampled losses (TF1's candidate_sampling_ops): the ops
-UniformCandidateSampler, LogUniformCandidateSampler, FixedUnigramCandidateSampler (its `unigrams`
-attr; no vocabulary file), ComputeAccidentalHits, and their wrappers.
+"""The other candidate samplers of TF1's candidate_sampling_ops (the log-uniform one and
+ComputeAccidentalHits are in candidate_sampling.py): UniformCandidateSampler,
+FixedUnigramCandidateSampler (its `unigrams` attr; no vocabulary file) and AllCandidateSampler,
+with their wrappers.
 
-Each sampler draws `num_sampled` classes in [0, range_max) (all distinct with `unique`) and
-returns TF's expected counts: p * num_sampled without `unique`, else 1 - (1 - p) ** num_tries,
-with num_tries the draws it took to find the distinct ones (TF's RangeSampler). The uniform and
-log-uniform samplers draw TF's own numbers: each run reserves 2048 * num_sampled words of the
-kernel's Philox stream (keyed by seed, seed2), and each draw reads two words as TF's SimplePhilox
-does (Rand64 % range, without TF's rejection of the lowest (2**64 - 1) % range + 1 values, a
-chance of range / 2**64; RandDouble for exp(u * log(range + 1)) - 1). The fixed-unigram sampler
-draws from a NumPy generator keyed by the same seeds (TF uses an alias table): its distribution
-and expected counts are TF's, its sequence is not.
+Each draws `num_sampled` classes in [0, range_max) (all distinct with `unique`) and returns TF's
+expected counts: p * num_sampled without `unique`, else 1 - (1 - p) ** num_tries, with num_tries
+the draws it took (TF's RangeSampler, in float32). The uniform sampler draws TF's own numbers:
+each run reserves 2048 * num_sampled words of the kernel's Philox stream (keyed by seed, seed2)
+and each draw is Rand64 (two words, the first the low half) % range_max, without TF's rejection
+of the lowest (2**64 - 1) % range_max + 1 values (a chance of range_max / 2**64). The
+fixed-unigram sampler draws from a NumPy generator keyed by the same seeds (TF uses an alias
+table): its distribution and expected counts are TF's, its sequence is not.
 """
 from __future__ import annotations
 
@@ -31,8 +31,7 @@ from tensorweave.framework import dtypes as _dtypes
 from tensorweave.ops._util import format_dims, invalid
 from tensorweave.ops.kernels.philox import PhiloxGenerator, philox_words
 
-__all__ = ["uniform_candidate_sampler", "log_uniform_candidate_sampler", "fixed_unigram_candidate_sampler",
-           "all_candidate_sampler", "compute_accidental_hits"]
+__all__ = ["uniform_candidate_sampler", "fixed_unigram_candidate_sampler", "all_candidate_sampler"]
 
 
 def _sampler_shape(op: Operation) -> list[TensorShape]:
@@ -47,8 +46,6 @@ _COMMON = ["num_true: int >= 1", "num_sampled: int >= 1", "unique: bool", "range
 _OUTPUTS = ["sampled_candidates: int64", "true_expected_count: float", "sampled_expected_count: float"]
 UniformCandidateSampler = define_op("UniformCandidateSampler", inputs=["true_classes: int64"], outputs=_OUTPUTS,
                                     attrs=_COMMON, shape_fn=_sampler_shape, is_stateful=True)
-LogUniformCandidateSampler = define_op("LogUniformCandidateSampler", inputs=["true_classes: int64"],
-                                       outputs=_OUTPUTS, attrs=_COMMON, shape_fn=_sampler_shape, is_stateful=True)
 FixedUnigramCandidateSampler = define_op(
     "FixedUnigramCandidateSampler", inputs=["true_classes: int64"], outputs=_OUTPUTS,
     attrs=_COMMON + ["vocab_file: string = ''", "distortion: float = 1.0", "num_reserved_ids: int = 0",
@@ -58,8 +55,7 @@ AllCandidateSampler = define_op(
     "AllCandidateSampler", inputs=["true_classes: int64"], outputs=_OUTPUTS,
     attrs=["num_true: int >= 1", "num_sampled: int >= 1", "unique: bool", "seed: int = 0", "seed2: int = 0"],
     shape_fn=_sampler_shape, is_stateful=True)
-for _op in (UniformCandidateSampler, LogUniformCandidateSampler, FixedUnigramCandidateSampler,
-            AllCandidateSampler):
+for _op in (UniformCandidateSampler, FixedUnigramCandidateSampler, AllCandidateSampler):
     _op.not_differentiable()
 
 
@@ -92,21 +88,15 @@ def _unique_prefix(draws: np.ndarray, num: int) -> tuple[Optional[np.ndarray], i
 
 
 class _PhiloxDraws:
-    """TF's draws for the uniform and log-uniform samplers from the kernel's Philox stream."""
+    """TF's draws for the uniform sampler from the kernel's Philox stream."""
 
-    def __init__(self, seed: int, seed2: int, range_max: int, log_uniform: bool) -> None:
+    def __init__(self, seed: int, seed2: int, range_max: int) -> None:
         self.gen = PhiloxGenerator(seed, seed2)
         self.range_max = range_max
-        self.log_uniform = log_uniform
 
     def values(self, words: np.ndarray) -> np.ndarray:
-        hi, lo = words[0::2].astype(np.uint64), words[1::2].astype(np.uint64)
-        if not self.log_uniform:  # Uniform64: Rand64() (first word low) % range
-            # TF rejects draws below (2**64 - 1) % range + 1: a chance of range / 2**64, ignored here
-            return ((lo << np.uint64(32)) | hi) % np.uint64(self.range_max)
-        # RandDouble: 52 mantissa bits (20 from the first word) as a double in [0, 1)
-        u = (((hi & np.uint64(0xFFFFF)) << np.uint64(32)) | lo).astype(np.float64) * 2.0 ** -52
-        return (np.exp(u * np.log1p(self.range_max)).astype(np.int64) - 1) % self.range_max
+        low, high = words[0::2].astype(np.uint64), words[1::2].astype(np.uint64)
+        return ((high << np.uint64(32)) | low) % np.uint64(self.range_max)  # Uniform64: Rand64() % range
 
     def draw(self, num: int, unique: bool) -> tuple[np.ndarray, int]:
         counter = self.gen.reserve_words(2048 * num)
@@ -141,7 +131,7 @@ def _draw(rng: np.random.Generator, probs: np.ndarray, num: int, unique: bool) -
     return np.array(picked, np.int64), tries
 
 
-def _sampler_kernel(probabilities: Callable[[KernelContext], np.ndarray], philox: Optional[str] = None) -> Callable:
+def _sampler_kernel(probabilities: Callable[[KernelContext], np.ndarray], philox: bool = False) -> Callable:
     def build(ctx: KernelContext) -> Callable:
         num_true, num_sampled, unique = ctx.attr("num_true"), ctx.attr("num_sampled"), ctx.attr("unique")
         range_max = ctx.attr("range_max")
@@ -149,8 +139,7 @@ def _sampler_kernel(probabilities: Callable[[KernelContext], np.ndarray], philox
             raise invalid("Sampler's range is too small.")
         probs = probabilities(ctx)
         stream = _Stream(ctx.attr("seed"), ctx.attr("seed2"))
-        tf_draws = None if philox is None else _PhiloxDraws(ctx.attr("seed"), ctx.attr("seed2"), range_max,
-                                                            philox == "log_uniform")
+        tf_draws = _PhiloxDraws(ctx.attr("seed"), ctx.attr("seed2"), range_max) if philox else None
 
         def compute(true_classes: Any) -> Any:
             if true_classes.ndim != 2 or true_classes.shape[1] != num_true:
@@ -176,13 +165,6 @@ def _uniform_probs(ctx: KernelContext) -> np.ndarray:
     return np.full(n, np.float32(1.0 / n))
 
 
-def _log_uniform_probs(ctx: KernelContext) -> np.ndarray:
-    """P(k) = log((k + 2) / (k + 1)) / log(range_max + 1): Zipf-like, for frequency-sorted ids."""
-    n = ctx.attr("range_max")
-    k = np.arange(n, dtype=np.float64)
-    return np.log((k + 2) / (k + 1)) / np.log1p(n)
-
-
 def _unigram_probs(ctx: KernelContext) -> np.ndarray:
     n, unigrams = ctx.attr("range_max"), list(ctx.attr("unigrams"))
     if ctx.attr("vocab_file"):
@@ -194,8 +176,7 @@ def _unigram_probs(ctx: KernelContext) -> np.ndarray:
     return weights / weights.sum()
 
 
-UniformCandidateSampler.kernel()(_sampler_kernel(_uniform_probs, "uniform"))
-LogUniformCandidateSampler.kernel()(_sampler_kernel(_log_uniform_probs, "log_uniform"))
+UniformCandidateSampler.kernel()(_sampler_kernel(_uniform_probs, philox=True))
 FixedUnigramCandidateSampler.kernel()(_sampler_kernel(_unigram_probs))
 
 
@@ -212,13 +193,6 @@ def uniform_candidate_sampler(true_classes: Any, num_true: int, num_sampled: int
     """(sampled_candidates, true_expected_count, sampled_expected_count), classes drawn
     uniformly from [0, range_max)."""
     return _sample(UniformCandidateSampler, true_classes, num_true, num_sampled, unique, range_max, seed, name)
-
-
-def log_uniform_candidate_sampler(true_classes: Any, num_true: int, num_sampled: int, unique: bool,
-                                  range_max: int, seed: Optional[int] = None, name: Optional[str] = None) -> Any:
-    """Classes drawn with P(k) = log((k + 2) / (k + 1)) / log(range_max + 1) (ids sorted by
-    decreasing frequency, as word2vec's)."""
-    return _sample(LogUniformCandidateSampler, true_classes, num_true, num_sampled, unique, range_max, seed, name)
 
 
 def fixed_unigram_candidate_sampler(true_classes: Any, num_true: int, num_sampled: int, unique: bool,
@@ -254,43 +228,3 @@ def all_candidate_sampler(true_classes: Any, num_true: int, num_sampled: int, un
     true_classes = convert_to_tensor(true_classes, dtype=_dtypes.int64, name="true_classes")
     return tuple(apply_op(AllCandidateSampler, name=name, true_classes=true_classes, num_true=num_true,
                           num_sampled=num_sampled, unique=unique, seed=seed1, seed2=seed2))
-
-
-# ---------------------------------------------------------------------------------------------
-# ComputeAccidentalHits
-# ---------------------------------------------------------------------------------------------
-ComputeAccidentalHits = define_op(
-    "ComputeAccidentalHits", inputs=["true_classes: int64", "sampled_candidates: int64"],
-    outputs=["indices: int32", "ids: int64", "weights: float"],
-    attrs=["num_true: int", "seed: int = 0", "seed2: int = 0"],
-    shape_fn=lambda op: [TensorShape([None])] * 3)
-ComputeAccidentalHits.not_differentiable()
-
-
-@ComputeAccidentalHits.kernel()
-def _accidental_hits_kernel(ctx: KernelContext) -> Callable:
-    num_true = ctx.attr("num_true")
-
-    def compute(true_classes: Any, sampled: Any) -> Any:
-        if true_classes.ndim != 2 or true_classes.shape[1] != num_true:
-            raise invalid(f"true_classes must be a matrix with num_true={num_true} columns")
-        if sampled.ndim != 1:
-            raise invalid("sampled_candidates must be a vector")
-        # hit[i, t, j]: sampled[j] is row i's t-th true class. TF emits one hit per (i, t), in
-        # that order, at the last position j holding the class (its map keeps the last one).
-        hit = true_classes[:, :, None] == sampled[None, None, :]
-        rows, slots = np.nonzero(hit.any(axis=2))
-        last = sampled.size - 1 - np.argmax(hit[:, :, ::-1], axis=2) if sampled.size else hit.any(axis=2)
-        cols = last[rows, slots] if rows.size else np.zeros(0, np.int64)
-        weights = np.full(rows.size, -np.finfo(np.float32).max, np.float32)
-        return rows.astype(np.int32), cols.astype(np.int64), weights
-    return compute
-
-
-def compute_accidental_hits(true_classes: Any, sampled_candidates: Any, num_true: int,
-                            seed: Optional[int] = None, name: Optional[str] = None) -> Any:
-    """(indices, ids, weights): for each row i and sampled position j where
-    sampled_candidates[j] is a true class of row i, weight -FLT_MAX (to cancel that logit)."""
-    seed1, seed2 = random_seed.get_seed(seed)
-    return tuple(apply_op(ComputeAccidentalHits, name=name, true_classes=true_classes,
-                          sampled_candidates=sampled_candidates, num_true=num_true, seed=seed1, seed2=seed2))
