@@ -15,7 +15,7 @@ from tensorweave.framework.random_seed import get_seed, set_random_seed  # noqa:
 from tensorweave.framework.tensor_conversion import (  # noqa: F401
     convert_to_tensor, convert_to_tensor_or_indexed_slices, is_tensor, register_tensor_conversion_function)
 from tensorweave.framework.default_session import get_default_session  # noqa: F401
-from tensorweave.framework import errors  # noqa: F401
+from tensorweave import errors  # noqa: F401
 from tensorweave.framework.errors import OpError  # noqa: F401
 from tensorweave.framework.op_def_library import apply_op as _apply_op  # noqa: F401
 
@@ -104,3 +104,17 @@ from tensorweave.framework.importer import import_graph_def  # noqa: F401,E402
 from tensorweave.framework.meta_graph import MetaGraphDef  # noqa: F401,E402
 from tensorweave.framework.tensor_proto import make_ndarray, make_tensor_proto  # noqa: F401,E402
 from tensorweave.framework.tensor_util import get_static_value  # noqa: F401,E402
+from tensorweave import app  # noqa: F401,E402
+from tensorweave.platform import flags  # noqa: F401,E402
+from tensorweave import logging  # noqa: F401,E402
+from tensorweave import gfile  # noqa: F401,E402
+from tensorweave import compat  # noqa: F401,E402
+from tensorweave import version  # noqa: F401,E402
+from tensorweave.platform.tf_logging import get_logger  # noqa: F401,E402
+from tensorweave.platform.versions import (  # noqa: F401,E402
+    COMPILER_VERSION, GIT_VERSION, GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER,
+    VERSION)
+from tensorweave.platform.versions import VERSION as __version__  # noqa: F401,E402
+from tensorweave.platform.versions import TENSORWEAVE_VERSION as __tensorweave_version__  # noqa: F401,E402
+from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("", __name__)

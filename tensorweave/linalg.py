@@ -9,3 +9,5 @@ from tensorweave.ops.linalg import matrix_inverse as inv  # noqa: F401
 from tensorweave.ops.linalg import matrix_solve as solve  # noqa: F401
 from tensorweave.ops.linalg import matrix_transpose as transpose  # noqa: F401
 from tensorweave.ops.linalg import einsum, tensordot  # noqa: F401
+from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("linalg", __name__)

@@ -28,3 +28,6 @@ from tensorweave.training.checkpoint_utils import (  # noqa: F401,E402
     NewCheckpointReader, list_variables, load_checkpoint, load_variable)
 from tensorweave.framework.graph_def import write_graph  # noqa: F401,E402
 from tensorweave.training.moving_averages import ExponentialMovingAverage  # noqa: F401,E402
+from tensorweave._api import train_queue_runner as queue_runner  # noqa: F401,F811,E402
+from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("train", __name__)
