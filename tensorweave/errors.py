@@ -1,6 +1,6 @@
 """`tf.errors`: TF's error classes and canonical codes (re-exports only; they live in
 framework/errors.py)."""
-from tensorweave._api.missing import module_getattr
+from tensorweave._api.missing import module_getattr as _module_getattr
 from tensorweave.framework.errors import (  # noqa: F401
     ABORTED, ALREADY_EXISTS, CANCELLED, DATA_LOSS, DEADLINE_EXCEEDED, FAILED_PRECONDITION, INTERNAL,
     INVALID_ARGUMENT, NOT_FOUND, OK, OUT_OF_RANGE, PERMISSION_DENIED, RESOURCE_EXHAUSTED, UNAUTHENTICATED,
@@ -10,4 +10,4 @@ from tensorweave.framework.errors import (  # noqa: F401
     UnimplementedError, UnknownError, error_code_from_exception_type, exception_type_from_error_code,
     raise_exception_on_not_ok_status)
 
-__getattr__ = module_getattr("errors", __name__)
+__getattr__ = _module_getattr("errors", __name__)
