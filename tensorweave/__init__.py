@@ -116,5 +116,11 @@ from tensorweave.platform.versions import (  # noqa: F401,E402
     VERSION)
 from tensorweave.platform.versions import VERSION as __version__  # noqa: F401,E402
 from tensorweave.platform.versions import TENSORWEAVE_VERSION as __tensorweave_version__  # noqa: F401,E402
+from tensorweave.ops.math import conj  # noqa: F401,E402
+from tensorweave.framework.sparse_tensor import convert_to_tensor_or_sparse_tensor  # noqa: F401,E402
+from tensorweave.gradients import NotDifferentiable as no_gradient  # noqa: F401,E402
+from tensorweave import initializers  # noqa: F401,E402
+from tensorweave import manip  # noqa: F401,E402
+from tensorweave import graph_util  # noqa: F401,E402
 from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("", __name__)

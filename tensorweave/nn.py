@@ -11,5 +11,8 @@ from tensorweave.ops.nn import (  # noqa: F401
     softmax_cross_entropy_with_logits_v2, softplus, softsign, sparse_softmax_cross_entropy_with_logits,
     static_rnn, tanh, top_k, weighted_cross_entropy_with_logits, xw_plus_b, zero_fraction)
 from tensorweave._api import nn_rnn_cell as rnn_cell  # noqa: F401,F811,E402
+from tensorweave.ops.nn import (  # noqa: F401,E402
+    depthwise_conv2d_native_backprop_filter as depthwise_conv2d_backprop_filter,
+    depthwise_conv2d_native_backprop_input as depthwise_conv2d_backprop_input)
 from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("nn", __name__)

@@ -1,6 +1,7 @@
 """Write tf215_v1_names.json: the public names of TensorFlow 2.15.1's `tf.compat.v1` (the TF1 API,
 with tf.layers and tf.estimator still present), namespace by namespace, with each name's kind and
-the names that are the same object (aliases). Also writes tensorweave/_api/tf1_names.py, the
+the names that are the same object (aliases), and those that are the same function under
+TF's deprecation/dispatch decorators (same_function). Also writes tensorweave/_api/tf1_names.py, the
 names alone, which tensorweave's namespace modules use to say "not provided" for a real TF name.
 
 Run under /opt/tf215 only: /opt/tf215/bin/python tests/data/make_tf215_names.py
@@ -12,6 +13,7 @@ import textwrap
 import types
 
 import tensorflow.compat.v1 as tf
+from tensorflow.python.util import tf_decorator
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE_FILE = os.path.join(HERE, "..", "..", "tensorweave", "_api", "tf1_names.py")
@@ -36,6 +38,7 @@ def kind_of(obj):
 def walk():
     namespaces = {}
     owners = {}  # id(obj) -> list of "ns.name" (functions and classes only)
+    targets = {}  # id(the function under TF's decorators) -> list of "ns.name"
     keep = []    # keep objects alive so ids stay unique
     queue = [("", tf)]
     seen_modules = {id(tf)}
@@ -56,20 +59,25 @@ def walk():
             if kind in ("function", "class"):
                 keep.append(obj)
                 owners.setdefault(id(obj), []).append(full)
+                inner = tf_decorator.unwrap(obj)[1]
+                keep.append(inner)
+                targets.setdefault(id(inner), []).append(full)
             if kind == "module" and full not in NOT_WALKED and id(obj) not in seen_modules \
                     and any(m in obj.__name__ for m in API_MARKERS):
                 seen_modules.add(id(obj))
                 queue.append((full, obj))
         namespaces[path] = entries
     aliases = sorted(sorted(group) for group in owners.values() if len(group) > 1)
-    return namespaces, aliases
+    same_function = sorted(sorted(group) for group in targets.values()
+                           if len(group) > 1 and sorted(group) not in aliases)
+    return namespaces, aliases, same_function
 
 
 def main():
-    namespaces, aliases = walk()
+    namespaces, aliases, same_function = walk()
     out = {"tensorflow_version": tf.__version__ if hasattr(tf, "__version__") else tf.VERSION,
            "namespaces": {ns: namespaces[ns] for ns in sorted(namespaces)},
-           "aliases": aliases}
+           "aliases": aliases, "same_function": same_function}
     with open(os.path.join(HERE, "tf215_v1_names.json"), "w") as f:
         json.dump(out, f, indent=0, sort_keys=True)
         f.write("\n")
