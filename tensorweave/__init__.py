@@ -122,5 +122,10 @@ from tensorweave.gradients import NotDifferentiable as no_gradient  # noqa: F401
 from tensorweave import initializers  # noqa: F401,E402
 from tensorweave import manip  # noqa: F401,E402
 from tensorweave import graph_util  # noqa: F401,E402
+from tensorweave.framework.tensor_shape import dimension_at_index  # noqa: F401,E402
+from tensorweave.platform.behavior import (  # noqa: F401,E402
+    control_flow_v2_enabled, disable_control_flow_v2, disable_eager_execution, disable_resource_variables,
+    disable_tensor_equality, disable_v2_behavior, disable_v2_tensorshape, executing_eagerly,
+    executing_eagerly_outside_functions, resource_variables_enabled)
 from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("", __name__)

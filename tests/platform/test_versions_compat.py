@@ -43,3 +43,26 @@ def test_type_tuples():
     assert isinstance(np.int8(1), tf.compat.integral_types) and not isinstance(1.5, tf.compat.integral_types)
     assert isinstance(np.float32(1), tf.compat.real_types) and isinstance(1j, tf.compat.complex_types)
     assert tf.compat.bytes_or_text_types == (bytes, str)
+
+
+def test_tf2_switches_leave_tf1_behaviour():
+    import tensorweave.compat.v1 as v1
+
+    v1.disable_v2_behavior()
+    v1.disable_eager_execution()
+    for switch in (tf.disable_control_flow_v2, tf.disable_resource_variables, tf.disable_tensor_equality,
+                   tf.disable_v2_tensorshape):
+        assert switch() is None
+    assert not any(q() for q in (tf.executing_eagerly, tf.executing_eagerly_outside_functions,
+                                 tf.control_flow_v2_enabled, tf.resource_variables_enabled))
+    a = tf.constant(1.0)
+    assert a == a and not (a == tf.constant(1.0))  # TF1: identity
+    with pytest.raises(AttributeError, match="tf.enable_eager_execution is not provided by tensorweave"):
+        tf.enable_eager_execution  # noqa: B018
+
+
+def test_dimension_at_index():
+    assert tf.compat.dimension_at_index is tf.dimension_at_index
+    assert tf.dimension_at_index(tf.TensorShape([2, None]), 0).value == 2
+    assert tf.dimension_at_index(tf.TensorShape([2, None]), 1).value is None
+    assert tf.dimension_at_index(tf.TensorShape(None), 5).value is None
