@@ -75,3 +75,9 @@ def test_bad_flag_value_ends_the_program_as_absl(tmp_path):
     out = run(tmp_path, "run", "--steps=many")
     assert out.returncode == 1
     assert "--steps" in out.stderr and "many" in out.stderr
+
+
+def test_reading_a_flag_with_an_unknown_one_in_argv_raises_as_absl(tmp_path):
+    out = run(tmp_path, "read", "--steps=7", "--bogus=1")
+    assert out.returncode == 1
+    assert "UnrecognizedFlagError" in out.stderr and "bogus" in out.stderr
