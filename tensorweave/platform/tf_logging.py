@@ -1,14 +1,14 @@
 """tf.logging: TF1's logging functions on the 'tensorflow' Python logger, set up as TF sets it up
 (a stderr handler with logging's basic format unless the root logger already has handlers, so
 `tf.logging.set_verbosity(tf.logging.INFO)` then `tf.logging.info(...)` prints `INFO:tensorflow:...`).
-Messages are reported at the caller's file and line, not this module's."""
+Records name the caller's file and line, not this module's."""
 from __future__ import annotations
 
 import logging
 import sys
 import threading
 from logging import DEBUG, ERROR, FATAL, INFO, WARN
-from types import CodeType, FrameType
+from types import FrameType
 from typing import Any, Optional
 
 __all__ = ["DEBUG", "ERROR", "FATAL", "INFO", "WARN"]
@@ -16,17 +16,6 @@ __all__ = ["DEBUG", "ERROR", "FATAL", "INFO", "WARN"]
 _logger: Optional[logging.Logger] = None
 _logger_lock = threading.Lock()
 _counts: dict[tuple[str, int], int] = {}
-
-
-def _caller(offset: int = 3) -> tuple[Optional[CodeType], Optional[FrameType]]:
-    """The code and frame of the nearest caller outside this file."""
-    f: Optional[FrameType] = sys._getframe(offset)
-    here = __file__
-    while f is not None:
-        if f.f_code.co_filename != here:
-            return f.f_code, f
-        f = f.f_back
-    return None, None
 
 
 _SKIPPED = (__file__, logging.addLevelName.__code__.co_filename)
@@ -103,20 +92,32 @@ def log_if(level: int, msg: Any, condition: Any, *args: Any) -> None:
 
 
 def _next_count() -> int:
-    """How many times the calling line has asked before (0 the first time)."""
-    code, frame = _caller()
-    key = (code.co_filename, frame.f_lineno) if code is not None and frame is not None else ("<unknown>", 0)
+    """The count (0 the first time) for the calling site of log_first_n / log_every_n.
+
+    TF keys these counters by the first frame whose file differs from the caller's own file (so
+    every call from one script file, made from its top level or its functions, shares one counter
+    unless a frame of another file is on the stack); programs see that grouping, so it is kept."""
+    f: Optional[FrameType] = sys._getframe(2)  # 0: here, 1: log_first_n/log_every_n, 2: the caller
+    key = ("<unknown>", 0)
+    if f is not None:
+        caller_file = f.f_code.co_filename
+        f = f.f_back
+        while f is not None:
+            if f.f_code.co_filename != caller_file:
+                key = (f.f_code.co_filename, f.f_lineno)
+                break
+            f = f.f_back
     _counts[key] = _counts.get(key, -1) + 1
     return _counts[key]
 
 
 def log_every_n(level: int, msg: Any, n: int, *args: Any) -> None:
-    """Logs on the 1st, (n+1)th, (2n+1)th ... call from the same line."""
+    """Logs on the 1st, (n+1)th, (2n+1)th ... count of its calling site (see _next_count)."""
     log_if(level, msg, not (_next_count() % n), *args)
 
 
 def log_first_n(level: int, msg: Any, n: int, *args: Any) -> None:
-    """Logs on the first `n` calls from the same line."""
+    """Logs while its calling site's count (see _next_count) is below `n`."""
     log_if(level, msg, _next_count() < n, *args)
 
 
@@ -125,7 +126,8 @@ def TaskLevelStatusMessage(msg: Any) -> None:  # noqa: N802  (TF's name)
 
 
 def flush() -> None:
-    """Flushes the 'tensorflow' logger's handlers."""
+    """Flushes the 'tensorflow' logger's handlers (TF's raises NotImplementedError; flushing is
+    what a caller wants)."""
     for handler in get_logger().handlers:
         handler.flush()
 

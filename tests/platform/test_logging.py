@@ -1,4 +1,5 @@
-"""tf.logging: TF1's functions on the 'tensorflow' logger."""
+"""tf.logging: TF1's functions on the 'tensorflow' logger, checked against TensorFlow 2.21's output."""
+import json
 import logging
 import os
 import subprocess
@@ -56,18 +57,13 @@ def test_verbosity_filters_and_caller_is_reported(collected):
     tf.logging.flush()
 
 
-def test_log_first_n_and_every_n_count_per_line(collected):
-    tf.logging.set_verbosity(tf.logging.INFO)
-    for i in range(7):
-        tf.logging.log_first_n(tf.logging.INFO, "first %d", 2, i)
-        tf.logging.log_every_n(tf.logging.INFO, "every %d", 3, i)
-    assert [r.getMessage() for r in collected] == ["first 0", "every 0", "first 1", "every 3", "every 6"]
-
-
-def test_info_prints_like_tf_after_set_verbosity():
-    # A fresh process: TF's handler goes to stderr with logging's basic format.
-    code = ("import tensorweave as tf\ntf.logging.info('quiet')\ntf.logging.set_verbosity(tf.logging.INFO)\n"
-            "tf.logging.info('step %d', 3)\ntf.logging.warning('careful')\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    assert out.stderr.splitlines() == ["INFO:tensorflow:step 3", "WARNING:tensorflow:careful"]
+def test_program_prints_what_tensorflow_prints():
+    # tests/data/logging_program.py in a fresh process (TF's handler, TF's counters of
+    # log_first_n / log_every_n), against TF 2.21's lines in tf_logging_expected.json.
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    data = os.path.join(root, "tests", "data")
+    expected = json.load(open(os.path.join(data, "tf_logging_expected.json")))
+    out = subprocess.run([sys.executable, os.path.join(data, "logging_program.py"), "tensorweave"],
+                         capture_output=True, text=True, check=True, env=dict(os.environ, PYTHONPATH=root))
+    assert out.stdout.splitlines() == expected["stdout"]
+    assert out.stderr.splitlines() == expected["stderr"]
