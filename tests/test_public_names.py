@@ -94,6 +94,10 @@ def test_missing_tf_names_say_they_are_not_provided(namespace):
         assert "is not provided by tensorweave" in str(module), str(module)
         return
     shown = "tf." + namespace if namespace else "tf"
+    assert hasattr(module, "__getattr__"), (
+        f"{module.__name__} (tf.{namespace}) needs the line `__getattr__ = _module_getattr({namespace!r}, __name__)` "
+        f"(from tensorweave._api.missing import module_getattr as _module_getattr) so that the TF names it "
+        f"lacks say they are not provided")
     for name in sorted(NAMESPACES[namespace]):
         if hasattr(module, name):
             continue
