@@ -100,6 +100,35 @@ def _read_in_write_mode(tf, root):
         return f.read()
 
 
+def _lazy_writers(tf, root):
+    """Writers open on their first write: an unwritten "w" GFile neither creates nor truncates."""
+    created = p(root, "never.out")
+    with tf.gfile.GFile(created, "w"):
+        pass
+    with tf.gfile.GFile(p(root, "a.txt"), "w"):
+        pass
+    f = tf.gfile.GFile(created, "w")
+    before = os.path.exists(created)
+    f.write("x")
+    after = os.path.exists(created)
+    f.close()
+    return [before, after, _read_all(tf, p(root, "a.txt"), "rb")]
+
+
+def _read_plus(tf, root):
+    with tf.gfile.GFile(p(root, "a.txt"), "r+") as f:
+        first = f.read(4)
+        f.write("zz")
+    return [first, _read_all(tf, p(root, "a.txt"), "rb")]
+
+
+def _append_tell(tf, root):
+    with tf.gfile.GFile(p(root, "a.txt"), "a") as f:
+        start = f.tell()
+        f.write(b"12345")
+        return [start, f.tell()]
+
+
 def _stat(tf, root, name):
     st = tf.gfile.Stat(p(root, name))
     return [st.length, st.is_directory, abs(st.mtime_nsec / 1e9 - os.stat(p(root, name)).st_mtime) < 2.0]
@@ -144,6 +173,9 @@ CASES = {
     "write_bytes_in_text": lambda tf, root: _write_then_read(tf, root, "w", b"raw bytes"),
     "write_text_in_binary": lambda tf, root: _write_then_read(tf, root, "wb", "text"),
     "append": _append,
+    "lazy_writers": _lazy_writers,
+    "read_plus_then_write": _read_plus,
+    "append_tell": _append_tell,
     "write_into_missing_dir": lambda tf, root: _write_then_read(tf, os.path.join(root, "no", "dir"), "w", "x"),
     # queries
     "exists_file": lambda tf, root: tf.gfile.Exists(p(root, "a.txt")),
