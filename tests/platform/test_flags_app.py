@@ -71,10 +71,17 @@ def test_reading_a_flag_parses_sys_argv(tmp_path):
     assert out.stdout.strip() == "7 True"
 
 
-def test_bad_flag_value_ends_the_program_as_absl(tmp_path):
+def test_bad_flag_value_raises_from_app_run_as_tf(tmp_path):
+    # TF's tolerant parser raises out of absl's run (a traceback, exit status 1), as here.
     out = run(tmp_path, "run", "--steps=many")
     assert out.returncode == 1
-    assert "--steps" in out.stderr and "many" in out.stderr
+    assert "IllegalFlagValueError: flag --steps=many" in out.stderr
+
+
+def test_old_keyword_names_warn_on_the_root_logger(tmp_path):
+    out = run(tmp_path, "run_main")
+    assert "WARNING:root:Use of the keyword argument names (flag_name, default_value, docstring) is deprecated" \
+        in out.stderr
 
 
 def test_reading_a_flag_with_an_unknown_one_in_argv_raises_as_absl(tmp_path):
