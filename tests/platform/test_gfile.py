@@ -2,8 +2,10 @@
 written by tests/data/make_tf_gfile_fixtures.py from the cases in tests/data/gfile_cases.py)."""
 import json
 import os
+import pickle
 import sys
 
+import numpy as np
 import pytest
 
 import tensorweave as tf
@@ -72,3 +74,21 @@ def test_seek_position_keyword_and_bad_whence(tmp_path):
             f.seek(0, 3)
         with pytest.raises(TypeError):
             f.seek()
+
+
+def test_libraries_read_and_write_through_gfile(tmp_path):
+    # What programs do with GFile: np.save/np.load, pickle and json through the file object.
+    arr = np.arange(12, dtype=np.float32).reshape(3, 4)
+    with tf.gfile.GFile(str(tmp_path / "a.npy"), "wb") as f:
+        np.save(f, arr)
+    with tf.gfile.GFile(str(tmp_path / "a.npy"), "rb") as f:
+        np.testing.assert_array_equal(np.load(f), arr)
+    with tf.gfile.Open(str(tmp_path / "p.pkl"), "wb") as f:
+        pickle.dump({"w": arr, "step": 3}, f)
+    with tf.gfile.Open(str(tmp_path / "p.pkl"), "rb") as f:
+        loaded = pickle.load(f)
+    assert loaded["step"] == 3 and np.array_equal(loaded["w"], arr)
+    with tf.io.gfile.GFile(str(tmp_path / "c.json"), "w") as f:
+        json.dump({"lr": 0.1}, f)
+    with tf.io.gfile.GFile(str(tmp_path / "c.json")) as f:
+        assert json.load(f) == {"lr": 0.1}
