@@ -3,3 +3,5 @@ from tensorweave.ops.strings import string_to_number as to_number  # noqa: F401
 from tensorweave.ops.strings import (  # noqa: F401
     as_string, regex_replace, string_format as format, string_join as join, string_length as length,
     string_strip as strip, strings_split as split, substr)
+from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("strings", __name__)

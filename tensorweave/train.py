@@ -29,3 +29,7 @@ from tensorweave.training.checkpoint_utils import (  # noqa: F401,E402
 from tensorweave.framework.graph_def import write_graph  # noqa: F401,E402
 from tensorweave.training.moving_averages import ExponentialMovingAverage  # noqa: F401,E402
 from tensorweave.summary.summary_iterator import summary_iterator  # noqa: F401,E402
+from tensorweave._api import train_queue_runner as queue_runner  # noqa: F401,F811,E402
+from tensorweave.training.learning_rate_decay import piecewise_constant as piecewise_constant_decay  # noqa: F401,E402,E501
+from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("train", __name__)
