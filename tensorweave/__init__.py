@@ -108,7 +108,8 @@ from tensorweave import contrib  # noqa: F401,E402
 from tensorweave import metrics  # noqa: F401,E402
 from tensorweave.ops.math.confusion_matrix import confusion_matrix  # noqa: F401,E402
 from tensorweave import summary  # noqa: F401,E402
-from tensorweave.summary import Event, HistogramProto, SessionLog, Summary, SummaryMetadata  # noqa: F401,E402
+from tensorweave.summary import Event, SessionLog, Summary  # noqa: F401,E402
+from tensorboard.compat.proto.summary_pb2 import HistogramProto, SummaryMetadata  # noqa: F401,E402
 from tensorweave import image  # noqa: F401,E402
 from tensorweave.ops.image import random_crop  # noqa: F401,E402
 from tensorweave import compat  # noqa: F401,E402
