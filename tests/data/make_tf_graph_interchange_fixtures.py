@@ -24,83 +24,15 @@ import numpy as np
 import tensorflow.compat.v1 as tf
 from google.protobuf import text_format
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from interchange_models import models  # noqa: E402
+
 tf.disable_v2_behavior()
 HERE = os.path.dirname(os.path.abspath(__file__))
 RNG = np.random.RandomState(12)
 
 
-def _init(shape, scale=0.5):
-    return tf.constant_initializer(RNG.uniform(-scale, scale, size=shape).astype(np.float32))
-
-
-def mlp(x):
-    w1 = tf.get_variable("w1", [6, 8], initializer=_init([6, 8]))
-    b1 = tf.get_variable("b1", [8], initializer=_init([8]))
-    w2 = tf.get_variable("w2", [8, 3], initializer=_init([8, 3]))
-    b2 = tf.get_variable("b2", [3], initializer=_init([3]))
-    h = tf.nn.relu(tf.matmul(x, w1) + b1, name="hidden")
-    return tf.nn.softmax(tf.nn.bias_add(tf.matmul(h, w2), b2), name="output")
-
-
-def cnn(x):
-    k = tf.get_variable("conv1/kernel", [3, 3, 2, 4], initializer=_init([3, 3, 2, 4]))
-    h = tf.nn.conv2d(x, k, strides=[1, 1, 1, 1], padding="SAME")
-    scale = tf.get_variable("bn/scale", [4], initializer=_init([4]))
-    offset = tf.get_variable("bn/offset", [4], initializer=_init([4]))
-    mean = tf.get_variable("bn/mean", [4], initializer=_init([4]))
-    var = tf.get_variable("bn/variance", [4], initializer=tf.constant_initializer(
-        RNG.uniform(0.5, 1.5, size=[4]).astype(np.float32)))
-    h, _, _ = tf.nn.fused_batch_norm(h, scale, offset, mean, var, is_training=False)
-    h = tf.nn.relu(h)
-    h = tf.nn.max_pool(h, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID")
-    k2 = tf.get_variable("conv2/kernel", [3, 3, 4, 4], initializer=_init([3, 3, 4, 4]))
-    h = tf.nn.conv2d(h, k2, strides=[1, 1, 1, 1], padding="VALID")
-    m, v = tf.nn.moments(h, axes=[0, 1, 2])
-    h = tf.nn.batch_normalization(h, m, v, None, None, 1e-3)
-    h = tf.nn.avg_pool(tf.nn.relu(h), ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1], padding="SAME")
-    h = tf.reshape(h, [-1, 2 * 2 * 4])
-    w = tf.get_variable("dense/kernel", [16, 5], initializer=_init([16, 5]))
-    return tf.nn.softmax(tf.matmul(h, w), name="output")
-
-
-class _LSTMCell:
-    """A plain LSTM cell written with tf ops (Keras 3 removed tf.nn.rnn_cell's classes);
-    dynamic_rnn takes any object with state_size, output_size, zero_state and __call__."""
-
-    def __init__(self, units):
-        self.units = units
-
-    @property
-    def state_size(self):
-        return (self.units, self.units)
-
-    @property
-    def output_size(self):
-        return self.units
-
-    def zero_state(self, batch_size, dtype):
-        return (tf.zeros([batch_size, self.units], dtype), tf.zeros([batch_size, self.units], dtype))
-
-    def __call__(self, inputs, state, scope=None):
-        c, h = state
-        with tf.variable_scope("lstm_cell", reuse=tf.AUTO_REUSE):
-            n_in = inputs.get_shape()[-1]
-            w = tf.get_variable("kernel", [n_in + self.units, 4 * self.units],
-                                initializer=_init([int(n_in) + self.units, 4 * self.units]))
-            b = tf.get_variable("bias", [4 * self.units], initializer=_init([4 * self.units]))
-        gates = tf.nn.bias_add(tf.matmul(tf.concat([inputs, h], 1), w), b)
-        i, j, f, o = tf.split(gates, 4, axis=1)
-        new_c = c * tf.sigmoid(f + 1.0) + tf.sigmoid(i) * tf.tanh(j)
-        new_h = tf.tanh(new_c) * tf.sigmoid(o)
-        return new_h, (new_c, new_h)
-
-
-def lstm(x):
-    outputs, (c, h) = tf.nn.dynamic_rnn(_LSTMCell(5), x, dtype=tf.float32)
-    return tf.identity(tf.reduce_sum(outputs, axis=1) + h, name="output")
-
-
-MODELS = {"mlp": (mlp, [4, 6]), "cnn": (cnn, [2, 8, 8, 2]), "lstm": (lstm, [3, 4, 2])}
+MODELS = models(tf, RNG)
 
 
 def write_frozen_graphs():
@@ -179,7 +111,7 @@ def write_saved_model():
     with tf.Graph().as_default() as graph:
         x = tf.placeholder(tf.float32, [None, 6], name="x")
         with tf.variable_scope("model"):
-            y = mlp(x)
+            y = MODELS["mlp"][0](x)
         asset = tf.constant(vocab_path, name="vocab_path")
         tf.add_to_collection(tf.GraphKeys.ASSET_FILEPATHS, asset)
         vocab = tf.Variable("", trainable=False, collections=[tf.GraphKeys.LOCAL_VARIABLES], name="vocab")
