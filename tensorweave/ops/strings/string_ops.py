@@ -490,7 +490,7 @@ StaticRegexFullMatch.not_differentiable()
 
 def _compile_matcher(pattern: bytes, op: Optional[Operation] = None) -> Callable:
     try:
-        regex = re.compile(pattern, re.DOTALL)
+        regex = re.compile(pattern)  # RE2 semantics: "." does not match a newline
     except re.error as err:
         raise _invalid(f"Invalid pattern: {pattern.decode('utf-8', 'replace')}, error: {err}", op) from None
     return lambda x: np.array([regex.fullmatch(v) is not None for v in x.ravel().tolist()],
