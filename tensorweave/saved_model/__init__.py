@@ -8,7 +8,8 @@ from tensorweave.saved_model import signature_def_utils  # noqa: F401
 from tensorweave.saved_model import tag_constants  # noqa: F401
 from tensorweave.saved_model import utils  # noqa: F401
 from tensorweave.saved_model.builder import SavedModelBuilder as Builder  # noqa: F401
-from tensorweave.saved_model.constants import (ASSETS_DIRECTORY, ASSETS_KEY, LEGACY_INIT_OP_KEY,  # noqa: F401
+from tensorweave.saved_model.constants import (ASSETS_DIRECTORY, ASSETS_KEY, DEBUG_DIRECTORY,  # noqa: F401
+                                               DEBUG_INFO_FILENAME_PB, LEGACY_INIT_OP_KEY,
                                                MAIN_OP_KEY, SAVED_MODEL_FILENAME_PB,
                                                SAVED_MODEL_FILENAME_PBTXT, SAVED_MODEL_SCHEMA_VERSION,
                                                VARIABLES_DIRECTORY, VARIABLES_FILENAME)

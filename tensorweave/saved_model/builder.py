@@ -173,8 +173,7 @@ class SavedModelBuilder:
         self._add_main_op(main_op if main_op is not None else legacy_init_op)
         saver = self._maybe_create_saver(saver)
         if sess is not None:
-            variables_dir = _utils.get_or_create_variables_dir(self._export_dir)
-            del variables_dir
+            _utils.get_or_create_variables_dir(self._export_dir)
             # No checkpoint state file: a SavedModel can be moved, and loading never reads one.
             saver.save(sess, _utils.get_variables_path(self._export_dir), write_meta_graph=False,
                        write_state=False)

@@ -95,3 +95,34 @@ def test_is_valid_signature_rejects_malformed():
                                                           sc.CLASSIFY_METHOD_NAME))
     built = sdu.build_signature_def(method_name="m")
     assert (built.method_name, len(built.inputs), len(built.outputs)) == ("m", 0, 0)
+
+
+def test_namespaces_have_tf1s_names():
+    # dir(tf.compat.v1.saved_model) and its submodules in TF 2.21, less TF 2's own additions
+    # (save, load_v2, Asset, SaveOptions, experimental, MethodNameUpdater)
+    expected = {
+        "": "ASSETS_DIRECTORY ASSETS_KEY Builder CLASSIFY_INPUTS CLASSIFY_METHOD_NAME CLASSIFY_OUTPUT_CLASSES "
+            "CLASSIFY_OUTPUT_SCORES DEBUG_DIRECTORY DEBUG_INFO_FILENAME_PB DEFAULT_SERVING_SIGNATURE_DEF_KEY GPU "
+            "LEGACY_INIT_OP_KEY MAIN_OP_KEY PREDICT_INPUTS PREDICT_METHOD_NAME PREDICT_OUTPUTS REGRESS_INPUTS "
+            "REGRESS_METHOD_NAME REGRESS_OUTPUTS SAVED_MODEL_FILENAME_PB SAVED_MODEL_FILENAME_PBTXT "
+            "SAVED_MODEL_SCHEMA_VERSION SERVING TPU TRAINING VARIABLES_DIRECTORY VARIABLES_FILENAME "
+            "build_signature_def build_tensor_info builder classification_signature_def constants "
+            "contains_saved_model get_tensor_from_tensor_info is_valid_signature load loader main_op "
+            "main_op_with_restore maybe_saved_model_directory predict_signature_def regression_signature_def "
+            "signature_constants signature_def_utils simple_save tag_constants utils",
+        "builder": "SavedModelBuilder",
+        "loader": "load maybe_saved_model_directory",
+        "utils": "build_tensor_info get_tensor_from_tensor_info",
+        "signature_def_utils": "build_signature_def classification_signature_def is_valid_signature "
+                               "predict_signature_def regression_signature_def",
+        "tag_constants": "GPU SERVING TPU TRAINING",
+        "main_op": "main_op main_op_with_restore",
+    }
+    for module, names in expected.items():
+        namespace = getattr(tf.saved_model, module) if module else tf.saved_model
+        missing = [n for n in names.split() if not hasattr(namespace, n)]
+        assert not missing, f"tf.saved_model.{module}: {missing}"
+    for name in ("convert_variables_to_constants", "extract_sub_graph", "import_graph_def", "must_run_on_cpu",
+                 "remove_training_nodes", "tensor_shape_from_node_def_name"):
+        assert hasattr(tf.graph_util, name)
+    assert tf.graph_util.import_graph_def is tf.import_graph_def
