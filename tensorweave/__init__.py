@@ -137,3 +137,4 @@ from tensorweave.platform.behavior import (  # noqa: F401,E402
     executing_eagerly_outside_functions, resource_variables_enabled)
 from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("", __name__)
+from tensorweave import saved_model  # noqa: F401,E402
