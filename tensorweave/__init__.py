@@ -15,7 +15,7 @@ from tensorweave.framework.random_seed import get_seed, set_random_seed  # noqa:
 from tensorweave.framework.tensor_conversion import (  # noqa: F401
     convert_to_tensor, convert_to_tensor_or_indexed_slices, is_tensor, register_tensor_conversion_function)
 from tensorweave.framework.default_session import get_default_session  # noqa: F401
-from tensorweave.framework import errors  # noqa: F401
+from tensorweave import errors  # noqa: F401
 from tensorweave.framework.errors import OpError  # noqa: F401
 from tensorweave.framework.op_def_library import apply_op as _apply_op  # noqa: F401
 
@@ -108,11 +108,36 @@ from tensorweave import contrib  # noqa: F401,E402
 from tensorweave import metrics  # noqa: F401,E402
 from tensorweave.ops.math.confusion_matrix import confusion_matrix  # noqa: F401,E402
 from tensorweave import summary  # noqa: F401,E402
-from tensorweave.summary import Event, HistogramProto, SessionLog, Summary, SummaryMetadata  # noqa: F401,E402
+from tensorweave.summary import Event, SessionLog, Summary  # noqa: F401,E402
+from tensorboard.compat.proto.summary_pb2 import HistogramProto, SummaryMetadata  # noqa: F401,E402
 from tensorweave import image  # noqa: F401,E402
 from tensorweave.ops.image import random_crop  # noqa: F401,E402
-from tensorweave.framework.versions import GIT_VERSION, VERSION, __version__  # noqa: F401,E402
 from tensorweave import compat  # noqa: F401,E402
+from tensorweave import app  # noqa: F401,E402
+from tensorweave.platform import flags  # noqa: F401,E402
+from tensorweave import logging  # noqa: F401,E402
+from tensorweave import gfile  # noqa: F401,E402
+from tensorweave import version  # noqa: F401,E402
+from tensorweave.platform.tf_logging import get_logger  # noqa: F401,E402
+from tensorweave.platform.versions import (  # noqa: F401,E402
+    COMPILER_VERSION, GIT_VERSION, GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER,
+    VERSION)
+from tensorweave.platform.versions import VERSION as __version__  # noqa: F401,E402
+from tensorweave.platform.versions import TENSORWEAVE_VERSION as __tensorweave_version__  # noqa: F401,E402
+from tensorweave.ops.math import conj  # noqa: F401,E402
+from tensorweave.framework.sparse_tensor import convert_to_tensor_or_sparse_tensor  # noqa: F401,E402
+from tensorweave.gradients import NotDifferentiable as no_gradient  # noqa: F401,E402
+from tensorweave import initializers  # noqa: F401,E402
+from tensorweave import manip  # noqa: F401,E402
+from tensorweave import graph_util  # noqa: F401,E402
+from tensorweave.framework.tensor_shape import dimension_at_index  # noqa: F401,E402
+from tensorweave.platform.behavior import (  # noqa: F401,E402
+    control_flow_v2_enabled, disable_control_flow_v2, disable_eager_execution, disable_resource_variables,
+    disable_tensor_equality, disable_v2_behavior, disable_v2_tensorshape, executing_eagerly,
+    executing_eagerly_outside_functions, resource_variables_enabled)
+from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("", __name__)
+from tensorweave import saved_model  # noqa: F401,E402
 from tensorweave import sparse  # noqa: F401,E402
 from tensorweave.ops.sparse.sparse_impl import (  # noqa: F401,E402
     sparse_add, sparse_concat, sparse_fill_empty_rows, sparse_mask, sparse_matmul, sparse_maximum, sparse_minimum,

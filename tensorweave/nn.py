@@ -13,12 +13,18 @@ from tensorweave.ops.nn import (  # noqa: F401
 from tensorweave.ops.nn import static_bidirectional_rnn  # noqa: F401
 from tensorweave.ops.nn import nce_loss, sampled_softmax_loss  # noqa: F401
 from tensorweave.ops.random import compute_accidental_hits, log_uniform_candidate_sampler  # noqa: F401
-from tensorweave.ops.nn import (  # noqa: F401
+from tensorweave._api import nn_rnn_cell as rnn_cell  # noqa: F401,F811,E402
+from tensorweave.ops.nn import (  # noqa: F401,E402
+    depthwise_conv2d_native_backprop_filter as depthwise_conv2d_backprop_filter,
+    depthwise_conv2d_native_backprop_input as depthwise_conv2d_backprop_input)
+from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("nn", __name__)
+from tensorweave.ops.nn import (  # noqa: F401,E402
     atrous_conv2d_transpose, crelu, log_poisson_loss, normalize_moments, pool, sufficient_statistics, swish,
     weighted_moments)
-from tensorweave.ops.nn import (  # noqa: F401
+from tensorweave.ops.nn import (  # noqa: F401,E402
     avg_pool1d, batch_norm_with_global_normalization, conv1d_transpose, max_pool1d, safe_embedding_lookup_sparse)
-from tensorweave.ops.nn import raw_rnn  # noqa: F401
-from tensorweave.ops.nn import ctc_loss  # noqa: F401
-from tensorweave.ops.random.range_samplers import (  # noqa: F401
+from tensorweave.ops.nn import raw_rnn  # noqa: F401,E402
+from tensorweave.ops.nn import ctc_loss  # noqa: F401,E402
+from tensorweave.ops.random.range_samplers import (  # noqa: F401,E402
     all_candidate_sampler, fixed_unigram_candidate_sampler, uniform_candidate_sampler)

@@ -29,3 +29,18 @@ from tensorweave.training.checkpoint_utils import (  # noqa: F401,E402
 from tensorweave.framework.graph_def import write_graph  # noqa: F401,E402
 from tensorweave.training.moving_averages import ExponentialMovingAverage  # noqa: F401,E402
 from tensorweave.summary.summary_iterator import summary_iterator  # noqa: F401,E402
+from tensorweave._api import train_queue_runner as queue_runner  # noqa: F401,F811,E402
+from tensorweave.training.learning_rate_decay import piecewise_constant as piecewise_constant_decay  # noqa: F401,E402,E501
+from tensorweave.training.session_run_hook import (  # noqa: F401,E402
+    SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues)
+from tensorweave.training.basic_session_run_hooks import (  # noqa: F401,E402
+    CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook, GlobalStepWaiterHook,
+    LoggingTensorHook, NanLossDuringTrainingError, NanTensorHook, SecondOrStepTimer, StepCounterHook,
+    StopAtStepHook, SummarySaverHook)
+from tensorweave.training.session_manager import SessionManager  # noqa: F401,E402
+from tensorweave.training.monitored_session import (  # noqa: F401,E402
+    ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, Scaffold, SessionCreator,
+    SingularMonitoredSession, WorkerSessionCreator)
+from tensorweave.summary.writer import FileWriterCache as SummaryWriterCache  # noqa: F401,E402
+from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("train", __name__)

@@ -16,7 +16,7 @@ import logging
 import os
 from typing import Any, Callable, Optional, Sequence
 
-from google.protobuf import message, text_format
+from google.protobuf import any_pb2, message, text_format
 from tensorboard.compat.proto import meta_graph_pb2, op_def_pb2
 
 from tensorweave.framework import graph as _graph
@@ -146,6 +146,8 @@ def _kind_of(item: Any) -> str:
         return "float_list"
     if isinstance(item, (_graph.Tensor, _graph.Operation)):
         return "node_list"
+    if isinstance(item, any_pb2.Any):  # e.g. SavedModel's packed AssetFileDefs
+        return "any_list"
     raise TypeError(f"no proto function is registered for items of type {type(item).__name__}")
 
 

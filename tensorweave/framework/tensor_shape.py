@@ -126,6 +126,14 @@ def dimension_value(dim: Any) -> Optional[int]:
     return dim.value if isinstance(dim, Dimension) else dim
 
 
+def dimension_at_index(shape: "TensorShape", index: int) -> Dimension:
+    """Dimension `index` of `shape`; an unknown Dimension when the rank is unknown."""
+    if not isinstance(shape, TensorShape):
+        raise TypeError(f"dimension_at_index expects a TensorShape, got {shape!r}")
+    dims = shape.dims
+    return Dimension(None) if dims is None else dims[index]
+
+
 class TensorShape:
     """A possibly-partial static shape: unknown rank (`dims is None`) or a list of Dimensions."""
 

@@ -6,6 +6,7 @@ import pytest
 
 import tensorweave as tf
 from tensorweave.examples import cnn, datasets, mnist
+from tensorweave.tools import cli
 
 
 @pytest.fixture(autouse=True)
@@ -70,7 +71,7 @@ def test_main_job_reads_mnist_idx_files_with_data_dir(tmp_path, capsys):
 
 def test_console_command_uses_command_line(monkeypatch, capsys):
     monkeypatch.setattr(sys, "argv", ["tensorweave", "--steps", "5", "--quiet", "--hidden", "8"])
-    mnist.cli()
+    assert cli.main() == 0  # the console script (pyproject.toml): no subcommand runs the main job
     assert "test accuracy" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         mnist.parse_args(["--optimizer", "nonsense"])

@@ -567,9 +567,7 @@ def floormod(x: Any, y: Any, name: Optional[str] = None) -> Any:
     return apply_op(FloorMod, name=name, x=x, y=y)
 
 
-def mod(x: Any, y: Any, name: Optional[str] = None) -> Any:
-    """x mod y; the result has the sign of y."""
-    return apply_op(FloorMod, name=name, x=x, y=y)
+mod = floormod  # TF: tf.mod is tf.floormod, one function
 
 
 def truncatediv(x: Any, y: Any, name: Optional[str] = None) -> Any:

@@ -294,7 +294,4 @@ def avg_pool(value: Any, ksize: Any, strides: Any, padding: str, data_format: st
                         **_pool_kwargs(ksize, strides, padding, data_format, False))
 
 
-def avg_pool2d(input: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NHWC",  # noqa: A002
-               name: Optional[str] = None) -> Any:
-    """Average pooling of a 4-D `input` (TF2's argument order)."""
-    return avg_pool(input, ksize, strides, padding, data_format, name)
+avg_pool2d = avg_pool  # TF1: tf.nn.avg_pool2d is tf.nn.avg_pool, one function

@@ -477,6 +477,57 @@ def regex_replace(input: Any, pattern: Any, rewrite: Any, replace_global: bool =
 
 
 # ---------------------------------------------------------------------------------------------
+# RegexFullMatch, StaticRegexFullMatch (TF's Saver builds one to pick a shard's temp suffix, so
+# every TF-written SavedModel and sharded meta graph holds it)
+# ---------------------------------------------------------------------------------------------
+RegexFullMatch = define_op("RegexFullMatch", inputs=["input: string", "pattern: string"], outputs=["output: bool"],
+                           shape_fn=_util.unchanged)
+StaticRegexFullMatch = define_op("StaticRegexFullMatch", inputs=["input: string"], outputs=["output: bool"],
+                                 attrs=["pattern: string"], shape_fn=_util.unchanged)
+RegexFullMatch.not_differentiable()
+StaticRegexFullMatch.not_differentiable()
+
+
+def _compile_matcher(pattern: bytes, op: Optional[Operation] = None) -> Callable:
+    try:
+        regex = re.compile(pattern)  # RE2 semantics: "." does not match a newline
+    except re.error as err:
+        raise _invalid(f"Invalid pattern: {pattern.decode('utf-8', 'replace')}, error: {err}", op) from None
+    return lambda x: np.array([regex.fullmatch(v) is not None for v in x.ravel().tolist()],
+                              dtype=bool).reshape(x.shape)
+
+
+@RegexFullMatch.kernel()
+def _regex_full_match_kernel(ctx: KernelContext) -> Callable:
+    cache: dict[bytes, Callable] = {}
+
+    def compute(x: Any, pattern: Any) -> Any:
+        if pattern.ndim != 0:
+            raise _invalid("Pattern must be scalar, but received " + str(list(pattern.shape)))
+        key = pattern.item()
+        match = cache.get(key)
+        if match is None:
+            match = cache[key] = _compile_matcher(key)
+        return match(x)
+
+    return compute
+
+
+@StaticRegexFullMatch.kernel()
+def _static_regex_full_match_kernel(ctx: KernelContext) -> Callable:
+    return _compile_matcher(ctx.attr("pattern").encode("utf-8"), ctx.op)
+
+
+def regex_full_match(input: Any, pattern: Any, name: Optional[str] = None) -> Any:  # noqa: A002
+    """Whether each string matches the regular expression `pattern` as a whole. A Python string
+    pattern compiles once (StaticRegexFullMatch); a tensor is read each step."""
+    if isinstance(pattern, (str, bytes)):
+        text = pattern.decode("utf-8") if isinstance(pattern, bytes) else pattern
+        return apply_op(StaticRegexFullMatch, name=name, input=input, pattern=text)
+    return apply_op(RegexFullMatch, name=name, input=input, pattern=pattern)
+
+
+# ---------------------------------------------------------------------------------------------
 # StringFormat: tensors rendered into a template, in TF's numpy-like layout
 # ---------------------------------------------------------------------------------------------
 def _format_shape(op: Operation) -> list[TensorShape]:

@@ -218,3 +218,19 @@ def test_regex_replace_invalid_pattern():
 def test_string_ops_are_not_differentiable():
     x = tf.placeholder(tf.float32, [2])
     assert tf.gradients(tf.string_to_number(tf.as_string(x)), x) == [None]
+
+
+def test_regex_full_match_static_and_tensor_patterns():
+    words = [["s3://bucket/x", "/tmp/s3://x"], ["s3://", "a\nb"]]
+    static = tf.strings.regex_full_match(words, "^s3://.*")
+    assert static.op.type == "StaticRegexFullMatch"
+    check_op(static, np.array([[True, False], [True, False]]))
+    dynamic = tf.strings.regex_full_match(words, tf.constant("a.b|s3://"))
+    assert dynamic.op.type == "RegexFullMatch"
+    check_op(dynamic, np.array([[False, False], [True, False]]))  # "." stops at a newline, as RE2's
+    check_op(tf.strings.regex_full_match("abc", "b"), np.array(False))  # the whole string must match
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid pattern"):
+            sess.run(tf.strings.regex_full_match(["ab"], "("))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Pattern must be scalar"):
+            sess.run(tf.strings.regex_full_match(["ab"], tf.constant(["a", "b"])))
