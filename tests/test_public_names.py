@@ -50,6 +50,8 @@ def public_names(namespace, module):
     """The module's public names, less the implementation submodules Python's import system binds
     on a package (tensorweave.framework, tensorweave.layers.core ...), which are not TF names."""
     names = set()
+    if hasattr(module, "__all__") and namespace != "":  # a module doubling as a namespace lists its names
+        return set(module.__all__)
     for name in dir(module):
         if name.startswith("_"):
             continue

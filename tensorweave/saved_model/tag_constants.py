@@ -5,3 +5,8 @@ TRAINING = "train"
 EVAL = "eval"
 GPU = "gpu"
 TPU = "tpu"
+
+__all__ = ["GPU", "SERVING", "TPU", "TRAINING"]  # tf.saved_model.tag_constants's public names
+
+from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("saved_model.tag_constants", __name__)
