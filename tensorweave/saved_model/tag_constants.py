@@ -6,7 +6,9 @@ EVAL = "eval"
 GPU = "gpu"
 TPU = "tpu"
 
-__all__ = ["GPU", "SERVING", "TPU", "TRAINING"]  # tf.saved_model.tag_constants's public names
+# tf.saved_model.tag_constants's public names
+__all__ = [
+    "GPU", "SERVING", "TPU", "TRAINING"]
 
 from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("saved_model.tag_constants", __name__)
