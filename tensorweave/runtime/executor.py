@@ -137,8 +137,11 @@ class ExecutorState:
             args = inputs[start:end]
             inputs[start:end] = item.cleared_inputs  # the kernel owns its inputs now
             if kind == SWITCH or kind == MERGE:
-                if item.deref_inputs and (args := self.read_references(tagged, args, ready)) is None:
-                    continue
+                if item.deref_inputs:
+                    read = self.read_references(tagged, args, ready)
+                    if read is None:
+                        continue
+                    args = read
                 outputs = ((DEAD, args[0]) if args[1] else (args[0], DEAD)) if kind == SWITCH \
                     else merge_outputs(args)  # switch_outputs, inlined
             else:
