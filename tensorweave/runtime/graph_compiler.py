@@ -287,9 +287,9 @@ def _fill_item(item: NodeItem, node: PNode, kernel_for: Callable[[PNode], Comput
         # takes values is read there, as TF's executor dereferences any non-reference input.
         item.deref_inputs = _deref_positions(node, op)
         if op_def.control_flow == ControlFlowKind.ENTER:
-            item.frame_name = op.get_attr("frame_name")
-            item.is_constant_enter = op.get_attr("is_constant")
-            item.parallel_iterations = op.get_attr("parallel_iterations")
+            item.frame_name = op._get_attr("frame_name")
+            item.is_constant_enter = op._get_attr("is_constant")
+            item.parallel_iterations = op._get_attr("parallel_iterations")
             tables.enter_counts[item.frame_name] = tables.enter_counts.get(item.frame_name, 0) + 1
     item.kernel_call = call
     tables.has_async |= call is KernelCall.ASYNC

@@ -422,7 +422,7 @@ def _equality_shape(op: Operation) -> list[TensorShape]:
     try:
         return _util.broadcast_binary(op)
     except ValueError:
-        if op.get_attr("incompatible_shape_error"):
+        if op._get_attr("incompatible_shape_error"):
             raise
         return [TensorShape(None)]  # TF2: shapes that don't broadcast compare unequal
 

@@ -480,7 +480,7 @@ def regex_replace(input: Any, pattern: Any, rewrite: Any, replace_global: bool =
 # StringFormat: tensors rendered into a template, in TF's numpy-like layout
 # ---------------------------------------------------------------------------------------------
 def _format_shape(op: Operation) -> list[TensorShape]:
-    template, placeholder = op.get_attr("template"), op.get_attr("placeholder")
+    template, placeholder = op._get_attr("template"), op._get_attr("placeholder")
     expected = template.count(placeholder)
     if expected != len(op.inputs):
         raise shape_error(op, f"num placeholders in template and num inputs must match: "
