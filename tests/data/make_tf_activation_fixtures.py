@@ -26,7 +26,8 @@ def _run(fn, *arrays):
 
 def main(out_dir):
     out = {}
-    for name, inputs in (("float32", activation_cases.float32_inputs()), ("float64", activation_cases.float64_inputs())):
+    cases = (("float32", activation_cases.float32_inputs()), ("float64", activation_cases.float64_inputs()))
+    for name, inputs in cases:
         out[f"tanh_{name}"] = _run(tf.tanh, inputs)
         out[f"sigmoid_{name}"] = _run(tf.sigmoid, inputs)
         y, dy = activation_cases.grad_inputs(inputs.dtype)
