@@ -60,54 +60,66 @@ def flush_denormals(y: Any) -> Any:
     return y
 
 
-def _polynomial(x2: Any, coeffs: tuple, out: Any) -> Any:
-    """Horner's rule with each product and sum rounded (Eigen's ppolevl without FMA)."""
-    np.multiply(x2, coeffs[0], out=out)
-    for c in coeffs[1:-1]:
-        out += c
-        out *= x2
-    out += coeffs[-1]
-    return out
-
-
 def _tanh(x: Any, out: Any, clamp: Any, num: tuple, den: tuple) -> Any:
-    xc = np.clip(x, -clamp, clamp)  # NaN stays NaN
+    """Eigen's tanh: x + x^3 * p(x^2), over q(x^2), each product and sum rounded on its own
+    (Horner's rule written out: on small arrays the NumPy calls are the cost)."""
+    flat = x.reshape(-1)
+    if not flat.size:
+        return out
+    minimum = np.minimum
+    xc = minimum(np.maximum(flat, -clamp), clamp)  # NaN stays NaN
     x2 = xc * xc
-    p = _polynomial(x2, num, np.empty_like(xc))
-    q = _polynomial(x2, den, np.empty_like(xc))
+    # |x| below ~1e-19 (x^2 underflows) gives x itself, denormal for a denormal x: flush then
+    tiny_input = not minimum.reduce(x2) >= _TINY[x2.dtype]
+    p = x2 * num[0]
+    for c in num[1:-1]:
+        p += c
+        p *= x2
+    p += num[-1]
+    q = x2 * den[0]
+    for c in den[1:-1]:
+        q += c
+        q *= x2
+    q += den[-1]
     x2 *= xc  # x^3
     p *= x2
-    p += xc  # x + x^3 * p(x^2)
-    np.divide(p, q, out=out)
-    return flush_denormals(out)
+    p += xc
+    np.divide(p, q, out=out.reshape(-1))
+    return flush_denormals(out) if tiny_input else out
 
 
 def tanh_float32(x: Any, out: Any) -> Any:
+    """`out` (C-contiguous, x's shape) = TF's float32 tanh of x."""
     return _tanh(np.asarray(x), out, _TANH32_CLAMP, _TANH32_NUM, _TANH32_DEN)
 
 
 def tanh_float64(x: Any, out: Any) -> Any:
+    """`out` (C-contiguous, x's shape) = TF's float64 tanh of x."""
     return _tanh(np.asarray(x), out, _TANH64_CLAMP, _TANH64_NUM, _TANH64_DEN)
 
 
 def _logistic_packets(x: Any, out: Any) -> Any:
     """Eigen's packet logistic for float: exp(x/2) squared, then e / (1 + e), 0 below -104."""
-    x = np.asarray(x)
+    x = np.asarray(x).reshape(-1)
+    if not x.size:
+        return out
+    out = out.reshape(-1)
+    minimum = np.minimum
     # Clamping below at -110 instead of Eigen's select of 0 below -104 gives the same 0: exp(x)
     # is denormal from -87.3 on and is flushed to zero (and -inf stays finite on the way).
-    h = np.clip(x, _CLAMP_LO, _EXP_HI)
+    h = minimum(np.maximum(x, _CLAMP_LO), _EXP_HI)
     h *= _HALF
-    m = np.multiply(h, _LOG2E)
+    m = h * _LOG2E
     m += _HALF
     np.floor(m, out=m)
-    r = np.multiply(m, _LN2_HI)
+    r = m * _LN2_HI
     r += h
-    h = np.multiply(m, _LN2_LO, out=h)
+    np.multiply(m, _LN2_LO, out=h)
     r += h
-    r2 = np.multiply(r, r)
-    even = np.multiply(r2, _P4)
+    r2 = r * r
+    even = r2 * _P4
     even += _P2
-    odd = np.multiply(r2, _P5)
+    odd = r2 * _P5
     odd += _P3
     odd *= r
     odd += even  # r * odd + even
@@ -120,7 +132,7 @@ def _logistic_packets(x: Any, out: Any) -> Any:
     scale <<= 23
     odd *= scale.view(np.float32)
     odd *= odd  # exp(x) = exp(x/2)^2, never negative
-    if not odd.min(initial=np.inf) >= _TINY32:
+    if not minimum.reduce(odd) >= _TINY32:
         odd[odd < _TINY32] = 0
     np.add(odd, _ONE, out=even)
     return np.divide(odd, even, out=out)
@@ -147,12 +159,15 @@ def _finish_tail(out: Any, rest: Any) -> Any:
 
 def logistic_float32(x: Any, out: Any, packet: int = 8) -> Any:
     """1 / (1 + exp(-x)) rounded as TF's float32 Sigmoid kernel: whole packets of `packet`
-    elements (in C order) by Eigen's packet code, the rest by its scalar code."""
+    elements (in C order) by Eigen's packet code, the rest by its scalar code. (NumPy's
+    overflow and invalid-cast warnings here are expected: ops/_util.py filters them.)"""
     x = np.asarray(x)
-    rest = _tail_inputs(x, packet)
-    with np.errstate(over="ignore", invalid="ignore"):
+    if not x.size % packet:
         _logistic_packets(x, out)
-        return _finish_tail(out, rest)
+        return out
+    rest = _tail_inputs(x, packet)
+    _logistic_packets(x, out)
+    return _finish_tail(out, rest)
 
 
 def logistic_float32_kernel(ctx: KernelContext) -> Callable[[Any], Any]:
@@ -173,11 +188,10 @@ def logistic_float32_kernel(ctx: KernelContext) -> Callable[[Any], Any]:
             return plain(x)
         out = x if forwardable(x, x.shape, f32) else np.empty(x.shape, f32)  # before any view of x
         rest = _tail_inputs(x, 8)
-        with np.errstate(over="ignore", invalid="ignore"):
-            if split is not None and split.wants_split(x.size, x.shape):
-                split.run(lambda o, a: _logistic_packets(a, o), x.shape, f32, x, out=out)
-            else:
-                _logistic_packets(x, out)
-            return _finish_tail(out, rest)
+        if split is not None and split.wants_split(x.size, x.shape):
+            split.run(lambda o, a: _logistic_packets(a, o), x.shape, f32, x, out=out)
+        else:
+            _logistic_packets(x, out)
+        return _finish_tail(out, rest)
 
     return compute

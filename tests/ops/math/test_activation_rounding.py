@@ -42,6 +42,13 @@ def test_tanh_matches_tf_bits(dtype):
     assert_same_bits(_run(tf.tanh, INPUTS[dtype][-7:]), EXPECTED[f"tanh_short_{dtype}"])
 
 
+@pytest.mark.parametrize("op", [tf.tanh, tf.sigmoid])
+@pytest.mark.parametrize("shape", [(20, 200), (3, 5), (2, 3, 4), ()])
+def test_output_shapes(op, shape):
+    x = np.full(shape, 0.25, np.float32)
+    assert _run(op, x).shape == shape
+
+
 def test_tanh_saturates_to_exactly_one():
     got = _run(tf.tanh, np.array([-9.5, 10.0, 7.90738964080810547, -8.0], np.float32))
     assert got.tolist() == [-1.0, 1.0, 1.0, -1.0]
@@ -65,13 +72,15 @@ def test_sigmoid_layouts(shape, monkeypatch):
     # tail that way, as the reference function (checked against TF above) does.
     x = np.resize(INPUTS["float32"][36_000:96_000], shape).astype(np.float32)
     flat = x.reshape(-1)
-    want = eigen_activations.logistic_float32(flat, np.empty_like(flat)).reshape(shape)
+    with np.errstate(all="ignore"):  # NaN and inf among the inputs
+        want = eigen_activations.logistic_float32(flat, np.empty_like(flat)).reshape(shape)
     monkeypatch.setattr(intra_op, "available_cores", lambda: 3)  # (4001, 133) runs in blocks
     config = tf.ConfigProto(intra_op_parallelism_threads=3)
     holder = tf.placeholder(tf.float32, shape)
     direct, forwarded = tf.sigmoid(holder), tf.sigmoid(holder * 1.0)  # an intermediate may be forwarded
     with tf.Session(config=config) as sess:
         got_direct, got_forwarded = sess.run([direct, forwarded], {holder: x})
+    assert got_direct.shape == got_forwarded.shape == shape
     assert_same_bits(got_direct.reshape(-1), want.reshape(-1))
     assert_same_bits(got_forwarded.reshape(-1), want.reshape(-1))
 
