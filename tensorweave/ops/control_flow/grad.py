@@ -109,6 +109,8 @@ def _switch_grad(op: Operation, false_grad: Any, true_grad: Any) -> list[Any]:
 
 # A variable read inside a cond branch is routed by a RefSwitch; its gradient is a Switch's.
 primitives.RefSwitch.gradient(_switch_grad)
+# A cond over references ends in a RefMerge; its gradient is a Merge's (TF registers the same).
+primitives.RefMerge.gradient(_merge_grad)
 
 
 @primitives.Exit.gradient

@@ -21,6 +21,9 @@ def _run(fetches, feeds_list, init):
 def test_cond_both_branches_assign(var_and_pred):
     v, p = var_and_pred
     out = tf.cond(p, lambda: tf.assign_add(v, 1.0), lambda: tf.assign_add(v, 10.0))
+    # as TF: a Merge of references is a RefMerge, and its output a reference
+    assert out.op.type == "RefMerge" and out.dtype == tf.float32._as_ref
+    assert out.shape.as_list() == [] and out.op.outputs[1].dtype == tf.int32
     got = _run(out, [{p: True}, {p: False}, {p: True}], v.initializer)
     assert got == [2.0, 12.0, 13.0]
     assert all(isinstance(x, np.float32) for x in got)
@@ -30,6 +33,7 @@ def test_cond_one_branch_assigns(var_and_pred):
     v, p = var_and_pred
     out = tf.cond(p, lambda: tf.assign_add(v, 1.0), lambda: tf.identity(v))
     other = tf.cond(p, lambda: v, lambda: tf.assign(v, 5.0))
+    assert out.op.type == other.op.type == "Merge" and out.dtype == other.dtype == tf.float32
     with tf.Session() as sess:
         sess.run(v.initializer)
         assert sess.run(out, {p: True}) == 2.0
@@ -41,6 +45,7 @@ def test_cond_one_branch_assigns(var_and_pred):
 def test_case_returns_values(var_and_pred):
     v, p = var_and_pred
     out = tf.case([(p, lambda: tf.assign_add(v, 2.0))], default=lambda: tf.assign_sub(v, 1.0))
+    assert out.op.type == "RefMerge"
     assert _run(out, [{p: True}, {p: False}, {p: False}], v.initializer) == [3.0, 2.0, 1.0]
 
 
@@ -97,3 +102,15 @@ def test_uninitialized_reference_in_cond_raises(var_and_pred):
         sess.run(v.initializer)
         with pytest.raises(tf.errors.FailedPreconditionError, match="never_initialized"):
             sess.run(out, {p: False})
+
+
+def test_ref_merge_static_shape_matches_value():
+    v = tf.Variable(np.zeros((2, 3), np.float32))
+    p = tf.placeholder(tf.bool, [])
+    out = tf.cond(p, lambda: tf.assign_add(v, np.ones((2, 3), np.float32)), lambda: tf.assign(v, v * 2.0))
+    assert out.op.type == "RefMerge" and out.shape.as_list() == [2, 3]
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        got = sess.run(out, {p: True})
+        assert got.shape == (2, 3) and got.dtype == np.float32
+        np.testing.assert_array_equal(sess.run(out * 1.0, {p: False}), np.full((2, 3), 2.0, np.float32))
