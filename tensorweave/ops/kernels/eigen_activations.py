@@ -28,6 +28,9 @@ from tensorweave.ops.kernels.intra_op import ElementwiseSplitter
 __all__ = ["tanh_float32", "tanh_float64", "logistic_float32", "flush_denormals", "logistic_float32_kernel"]
 
 _F32 = np.float32
+# NumPy's clip ufunc itself: one NaN-propagating pass, without np.clip's Python-level wrapper
+# (on the small arrays of an RNN step: about 3 us against 8 for np.clip, 10 for minimum+maximum).
+_clip: Any = getattr(getattr(getattr(np, "_core", None), "umath", None), "clip", None) or np.clip
 # Eigen's float tanh coefficients (numerator odd, denominator even, highest degree first) and the
 # smallest |x| at which the approximation is exactly 1 without FMA.
 _TANH32_CLAMP = _F32(7.90738964080810547)
@@ -66,11 +69,10 @@ def _tanh(x: Any, out: Any, clamp: Any, num: tuple, den: tuple) -> Any:
     flat = x.reshape(-1)
     if not flat.size:
         return out
-    minimum = np.minimum
-    xc = minimum(np.maximum(flat, -clamp), clamp)  # NaN stays NaN
+    xc = _clip(flat, -clamp, clamp)  # NaN stays NaN
     x2 = xc * xc
     # |x| below ~1e-19 (x^2 underflows) gives x itself, denormal for a denormal x: flush then
-    tiny_input = not minimum.reduce(x2) >= _TINY[x2.dtype]
+    tiny_input = not np.minimum.reduce(x2) >= _TINY[x2.dtype]
     p = x2 * num[0]
     for c in num[1:-1]:
         p += c
@@ -104,10 +106,9 @@ def _logistic_packets(x: Any, out: Any) -> Any:
     if not x.size:
         return out
     out = out.reshape(-1)
-    minimum = np.minimum
     # Clamping below at -110 instead of Eigen's select of 0 below -104 gives the same 0: exp(x)
     # is denormal from -87.3 on and is flushed to zero (and -inf stays finite on the way).
-    h = minimum(np.maximum(x, _CLAMP_LO), _EXP_HI)
+    h = _clip(x, _CLAMP_LO, _EXP_HI)
     h *= _HALF
     m = h * _LOG2E
     m += _HALF
@@ -132,7 +133,7 @@ def _logistic_packets(x: Any, out: Any) -> Any:
     scale <<= 23
     odd *= scale.view(np.float32)
     odd *= odd  # exp(x) = exp(x/2)^2, never negative
-    if not minimum.reduce(odd) >= _TINY32:
+    if not np.minimum.reduce(odd) >= _TINY32:
         odd[odd < _TINY32] = 0
     np.add(odd, _ONE, out=even)
     return np.divide(odd, even, out=out)
