@@ -135,6 +135,7 @@ from tensorweave.platform.behavior import (  # noqa: F401,E402
     control_flow_v2_enabled, disable_control_flow_v2, disable_eager_execution, disable_resource_variables,
     disable_tensor_equality, disable_v2_behavior, disable_v2_tensorshape, executing_eagerly,
     executing_eagerly_outside_functions, resource_variables_enabled)
+from tensorweave import saved_model  # noqa: F401,E402
+from tensorweave.ops.debugging import add_check_numerics_ops  # noqa: F401,E402
 from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("", __name__)
-from tensorweave import saved_model  # noqa: F401,E402

@@ -655,7 +655,7 @@ def test_variables_without_shared_name_stay_with_their_session():
 def test_container_reset_gives_a_fresh_queue():
     with tf.container("queues"):
         q = tf.FIFOQueue(5, tf.int32, shapes=[[]])
-    assert q.queue_ref.op.get_attr("container") == "queues"
+    assert q.queue_ref.op.get_attr("container") == b"queues"
     with tf.Session() as sess:
         sess.run(q.enqueue_many([[1, 2]]))
         blocked = Background(sess.run, q.dequeue_many(5))
