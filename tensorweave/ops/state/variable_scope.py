@@ -198,6 +198,7 @@ def variable_scope(name_or_scope: Any, default_name: Optional[str] = None,
     graph = _graph._graph_from_values(values)
     with graph.as_default():
         outer = get_variable_scope()
+        counts = _scope_counts()
         if isinstance(name_or_scope, VariableScope):
             full_name = name_or_scope.name
             name_scope_name = name_or_scope.original_name_scope or full_name + "/"
@@ -214,6 +215,12 @@ def variable_scope(name_or_scope: Any, default_name: Optional[str] = None,
             if outer.reuse is True and reuse is None:
                 new_reuse = True
             base = outer
+        # TF counts how often each scope name was opened: default names are made unique from
+        # these counts, and leaving a scope entered by name resets the counts of its sub-scopes,
+        # so a second pass through a reused scope picks the same default names as the first
+        # (towers sharing weights); re-entering a VariableScope object restores them on exit.
+        counts[full_name] = counts.get(full_name, 0) + 1
+        saved = dict(counts) if isinstance(name_or_scope, VariableScope) else None
         ctx = graph.name_scope(name_scope_name) if auxiliary_name_scope else contextlib.nullcontext(
             graph.get_name_scope() + "/")
         with ctx as ns:
@@ -229,21 +236,36 @@ def variable_scope(name_or_scope: Any, default_name: Optional[str] = None,
                 yield scope
             finally:
                 _set_variable_scope(outer)
+                if saved is not None:
+                    counts.clear()
+                    counts.update(saved)
+                else:
+                    _close_subscopes(counts, full_name)
+
+
+def _scope_counts() -> dict[str, int]:
+    """The graph's count of openings per full variable-scope name (TF's variable_scopes_count)."""
+    ref = _graph.get_collection_ref(("__default_scope_counts",))  # type: ignore[arg-type]
+    if not ref:
+        ref.append({})
+    return ref[0]
+
+
+def _close_subscopes(counts: dict[str, int], full_name: str) -> None:
+    prefix = full_name + "/"
+    for key in counts:
+        if not full_name or key.startswith(prefix):
+            counts[key] = 0
 
 
 def _unique_default_name(outer: VariableScope, default_name: str) -> str:
-    store = _variable_store()
+    """`default_name`, or `default_name_N` with the smallest N whose full scope name was not
+    opened since its parent scope was last entered (TF's _get_unique_variable_scope)."""
+    counts = _scope_counts()
     prefix = f"{outer.name}/" if outer.name else ""
-    used = {n[len(prefix):].split("/")[0] for n in store.vars if n.startswith(prefix)}
-    counts = _graph.get_collection_ref(("__default_scope_counts",))  # type: ignore[arg-type]
-    if not counts:
-        counts.append({})
-    table = counts[0]
-    key = prefix + default_name
-    i = table.get(key, 0)
-    name = default_name if i == 0 else f"{default_name}_{i}"
-    while name in used:
+    if not counts.get(prefix + default_name, 0):
+        return default_name
+    i = 1
+    while counts.get(f"{prefix}{default_name}_{i}", 0):
         i += 1
-        name = f"{default_name}_{i}"
-    table[key] = i + 1
-    return name
+    return f"{default_name}_{i}"
