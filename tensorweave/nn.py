@@ -10,3 +10,5 @@ from tensorweave.ops.nn import (  # noqa: F401
     sigmoid_cross_entropy_with_logits, softmax, softmax_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits_v2, softplus, softsign, sparse_softmax_cross_entropy_with_logits,
     static_rnn, tanh, top_k, weighted_cross_entropy_with_logits, xw_plus_b, zero_fraction)
+from tensorweave.ops.nn import (  # noqa: F401
+    avg_pool3d, conv3d, conv3d_backprop_filter_v2, conv3d_backprop_input_v2, conv3d_transpose, max_pool3d)
