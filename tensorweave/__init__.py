@@ -104,3 +104,4 @@ from tensorweave.framework.importer import import_graph_def  # noqa: F401,E402
 from tensorweave.framework.meta_graph import MetaGraphDef  # noqa: F401,E402
 from tensorweave.framework.tensor_proto import make_ndarray, make_tensor_proto  # noqa: F401,E402
 from tensorweave.framework.tensor_util import get_static_value  # noqa: F401,E402
+from tensorweave import layers  # noqa: F401,E402
