@@ -12,8 +12,8 @@ from tensorweave.layers import utils
 from tensorweave.layers.base import InputSpec, Layer
 from tensorweave.ops.array import expand_dims, shape as _shape, squeeze
 from tensorweave.ops.array.joining import stack
-from tensorweave.ops.nn import bias_add, conv1d, conv2d, conv2d_transpose, separable_conv2d
-from tensorweave.ops.nn.convolution3d import conv3d, conv3d_transpose
+from tensorweave.ops import nn as nn_ops
+from tensorweave.ops.nn import bias_add
 from tensorweave.ops.state import init_ops
 
 __all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose", "Conv3DTranspose", "SeparableConv1D",
@@ -94,12 +94,12 @@ class _Conv(Layer):
         fmt = utils.convert_data_format(self.data_format, self.rank + 2)
         padding = self.padding.upper()
         if self.rank == 1:
-            return conv1d(inputs, self.kernel, list(self.strides), padding, data_format=fmt,
+            return nn_ops.conv1d(inputs, self.kernel, list(self.strides), padding, data_format=fmt,
                           dilations=list(self.dilation_rate))
         if self.rank == 2:
-            return conv2d(inputs, self.kernel, list(self.strides), padding, data_format=fmt,
+            return nn_ops.conv2d(inputs, self.kernel, list(self.strides), padding, data_format=fmt,
                           dilations=list(self.dilation_rate))
-        return conv3d(inputs, self.kernel, list(self.strides), padding, data_format=fmt,
+        return nn_ops.conv3d(inputs, self.kernel, list(self.strides), padding, data_format=fmt,
                       dilations=list(self.dilation_rate))
 
     def _finish(self, outputs: Any) -> Any:
@@ -175,10 +175,10 @@ class _ConvTranspose(_Conv):
         fmt = utils.convert_data_format(self.data_format, self.rank + 2)
         strides = self._with_spatial(1, list(self.strides), 1)
         if self.rank == 2:
-            outputs = conv2d_transpose(inputs, self.kernel, output_shape, strides, padding=self.padding.upper(),
+            outputs = nn_ops.conv2d_transpose(inputs, self.kernel, output_shape, strides, padding=self.padding.upper(),
                                        data_format=fmt, dilations=self._with_spatial(1, list(self.dilation_rate), 1))
         else:
-            outputs = conv3d_transpose(inputs, self.kernel, output_shape, strides, padding=self.padding.upper(),
+            outputs = nn_ops.conv3d_transpose(inputs, self.kernel, output_shape, strides, padding=self.padding.upper(),
                                        data_format=fmt)
         outputs.set_shape(self.compute_output_shape(inputs.shape))
         return self._finish(outputs)
@@ -245,7 +245,7 @@ class _SeparableConv(_Conv):
     def _separable(self, inputs: Any, depthwise: Any, pointwise: Any, strides: tuple[int, ...],
                    rates: tuple[int, ...]) -> Any:
         fmt = "NCHW" if self.data_format == "channels_first" else "NHWC"
-        return separable_conv2d(inputs, depthwise, pointwise, strides=self._with_spatial(1, list(strides), 1),
+        return nn_ops.separable_conv2d(inputs, depthwise, pointwise, strides=self._with_spatial(1, list(strides), 1),
                                 padding=self.padding.upper(), rate=list(rates), data_format=fmt)
 
 

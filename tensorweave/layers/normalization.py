@@ -21,7 +21,7 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.layers import utils
 from tensorweave.layers.base import InputSpec, Layer
-from tensorweave.ops.array import reshape, shape as _shape
+from tensorweave.ops.array import identity, reshape, shape as _shape
 from tensorweave.ops.array.constant_op import constant
 from tensorweave.ops.array.joining import concat
 from tensorweave.ops.math import cast, multiply, subtract
@@ -69,7 +69,7 @@ class BatchNormalization(Layer):
     @property
     def _param_dtype(self) -> Any:
         dtype = self._dtype
-        if dtype is None or dtype in (_dtypes.float16, _dtypes.bfloat16):
+        if dtype is None or dtype == _dtypes.float16:
             return _dtypes.float32
         return dtype
 
@@ -196,9 +196,11 @@ class BatchNormalization(Layer):
             variance = utils.smart_cond(training, lambda: batch_variance,
                                         lambda: convert_to_tensor(self.moving_variance))
             for var, value in ((self.moving_mean, mean), (self.moving_variance, variance)):
+                # both branches give the variable's value (not its reference) out of the cond
                 self.add_update(utils.smart_cond(
-                    training, lambda var=var, value=value: self._assign_moving_average(var, value, self.momentum),
-                    lambda var=var: convert_to_tensor(var)))
+                    training,
+                    lambda var=var, value=value: identity(self._assign_moving_average(var, value, self.momentum)),
+                    lambda var=var: identity(var)))
         dtype = inputs.dtype.base_dtype
         mean, variance = cast(mean, dtype), cast(variance, dtype)
         offset = None if offset is None else cast(offset, dtype)
