@@ -45,20 +45,20 @@ class InputSpec:
     def check(self, layer_name: str, shape: TensorShape) -> None:
         rank = shape.ndims
         if self.ndim is not None and rank != self.ndim:
-            raise ValueError(f"Input 0 of layer {layer_name} is incompatible with the layer: expected "
+            raise ValueError(f"Input 0 of layer \"{layer_name}\" is incompatible with the layer: expected "
                              f"ndim={self.ndim}, found ndim={rank}. Full shape received: {shape}")
         if self.min_ndim is not None and rank is not None and rank < self.min_ndim:
-            raise ValueError(f"Input 0 of layer {layer_name} is incompatible with the layer: expected "
+            raise ValueError(f"Input 0 of layer \"{layer_name}\" is incompatible with the layer: expected "
                              f"min_ndim={self.min_ndim}, found ndim={rank}. Full shape received: {shape}")
         if self.max_ndim is not None and rank is not None and rank > self.max_ndim:
-            raise ValueError(f"Input 0 of layer {layer_name} is incompatible with the layer: expected "
+            raise ValueError(f"Input 0 of layer \"{layer_name}\" is incompatible with the layer: expected "
                              f"max_ndim={self.max_ndim}, found ndim={rank}. Full shape received: {shape}")
         for axis, size in self.axes.items():
             if rank is None:
                 break
             dim = shape.dims[axis].value
             if size is not None and dim is not None and dim != size:
-                raise ValueError(f"Input 0 of layer {layer_name} is incompatible with the layer: expected "
+                raise ValueError(f"Input 0 of layer \"{layer_name}\" is incompatible with the layer: expected "
                                  f"axis {axis} of input shape to have value {size}, but received input "
                                  f"with shape {shape}")
 
