@@ -90,6 +90,26 @@ def poolings(tf):
     return feeds, fetches, total
 
 
+def channels_first(tf):
+    """The channels_first layers TensorFlow's CPU kernels run (the others need a GPU in TF; they
+    are checked against channels_last in tests/layers/test_data_formats.py)."""
+    feeds, fetches = {}, {}
+    cases = [
+        ("average_pooling1d", (2, 3, 7), lambda t: tf.layers.average_pooling1d(t, 2, 2, data_format="channels_first")),
+        ("conv2d_transpose", (2, 3, 4, 3), lambda t: tf.layers.conv2d_transpose(
+            t, 2, 3, strides=2, padding="same", data_format="channels_first")),
+        ("flatten", (2, 3, 4, 2), lambda t: tf.layers.flatten(t, data_format="channels_first")),
+    ]
+    total = 0.0
+    for name, shape, build in cases:
+        x, value = _conv_inputs(tf, shape, name)
+        feeds[x] = value
+        y = build(x)
+        fetches[name] = y
+        total = total + tf.reduce_sum(y * y)
+    return feeds, fetches, total
+
+
 def batch_norms(tf):
     feeds, fetches = {}, {}
     is_training = tf.placeholder(tf.bool, [], name="is_training")
@@ -185,6 +205,7 @@ def checkpoint_model(tf, x, training=False):
 
 
 CASES = {"dense_stack": dense_stack, "convolutions": convolutions, "poolings": poolings,
+         "channels_first": channels_first,
          "batch_norms": batch_norms, "dropouts": dropouts, "training": training, "towers": towers}
 
 
