@@ -10,7 +10,7 @@ from typing import Any, Callable, Optional
 from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.layers import utils
 from tensorweave.layers.base import InputSpec, Layer
-from tensorweave.ops.array import expand_dims, shape as _shape, squeeze
+from tensorweave.ops.array import expand_dims, pad, shape as _shape, squeeze
 from tensorweave.ops.array.joining import stack
 from tensorweave.ops import nn as nn_ops
 from tensorweave.ops.nn import bias_add
@@ -44,13 +44,13 @@ class _Conv(Layer):
                              f"Received filters={filters}.")
         self.kernel_size = utils.normalize_tuple(kernel_size, rank, "kernel_size")
         self.strides = utils.normalize_tuple(strides, rank, "strides")
-        self.padding = utils.normalize_padding(padding)
+        self.padding = utils.normalize_padding(padding, allow_causal=rank == 1)
         self.data_format = utils.normalize_data_format(data_format)
         self.dilation_rate = utils.normalize_tuple(dilation_rate, rank, "dilation_rate")
         if max(self.strides) > 1 and max(self.dilation_rate) > 1:
             raise ValueError(f"`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
                              f"strides={self.strides} and dilation_rate={self.dilation_rate}")
-        self.activation = activation
+        self.activation = utils.activation(activation)
         self.use_bias = use_bias
         self.kernel_initializer = utils.initializer(kernel_initializer)
         self.bias_initializer = utils.initializer(bias_initializer)
@@ -90,9 +90,21 @@ class _Conv(Layer):
                                         regularizer=self.bias_regularizer, constraint=self.bias_constraint,
                                         trainable=True, dtype=self._dtype)
 
+    def _causal(self, inputs: Any) -> Any:
+        """'causal' padding (1-D only): pad the steps on the left, then convolve 'valid', so an
+        output never depends on later inputs."""
+        left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
+        pads = [[0, 0], [0, 0], [left, 0]] if self.data_format == "channels_first" else [[0, 0], [left, 0], [0, 0]]
+        return pad(inputs, pads)
+
+    def _padding_and_inputs(self, inputs: Any) -> tuple[str, Any]:
+        if self.padding == "causal":
+            return "VALID", self._causal(inputs)
+        return self.padding.upper(), inputs
+
     def _convolve(self, inputs: Any) -> Any:
         fmt = utils.convert_data_format(self.data_format, self.rank + 2)
-        padding = self.padding.upper()
+        padding, inputs = self._padding_and_inputs(inputs)
         if self.rank == 1:
             return nn_ops.conv1d(inputs, self.kernel, list(self.strides), padding, data_format=fmt,
                           dilations=list(self.dilation_rate))
@@ -129,7 +141,8 @@ class _Conv(Layer):
 
 
 class Conv1D(_Conv):
-    """1-D convolution (temporal): inputs [batch, length, channels] (channels_last)."""
+    """1-D convolution (temporal): inputs [batch, length, channels] (channels_last); padding
+    'valid', 'same' or 'causal'."""
 
     def __init__(self, filters: int, kernel_size: Any, strides: Any = 1, padding: str = "valid",
                  data_format: str = "channels_last", dilation_rate: Any = 1, **kwargs: Any) -> None:
@@ -243,10 +256,10 @@ class _SeparableConv(_Conv):
         self.built = True
 
     def _separable(self, inputs: Any, depthwise: Any, pointwise: Any, strides: tuple[int, ...],
-                   rates: tuple[int, ...]) -> Any:
+                   rates: tuple[int, ...], padding: str) -> Any:
         fmt = "NCHW" if self.data_format == "channels_first" else "NHWC"
         return nn_ops.separable_conv2d(inputs, depthwise, pointwise, strides=self._with_spatial(1, list(strides), 1),
-                                padding=self.padding.upper(), rate=list(rates), data_format=fmt)
+                                       padding=padding, rate=list(rates), data_format=fmt)
 
 
 class SeparableConv1D(_SeparableConv):
@@ -260,9 +273,10 @@ class SeparableConv1D(_SeparableConv):
 
     def call(self, inputs: Any) -> Any:
         axis = 2 if self.data_format == "channels_first" else 1
+        padding, inputs = self._padding_and_inputs(inputs)
         outputs = self._separable(expand_dims(inputs, axis), expand_dims(self.depthwise_kernel, 0),
                                   expand_dims(self.pointwise_kernel, 0), self.strides * 2,
-                                  (1,) + self.dilation_rate)
+                                  (1,) + self.dilation_rate, padding)
         return self._finish(squeeze(outputs, [axis]))
 
 
@@ -277,7 +291,7 @@ class SeparableConv2D(_SeparableConv):
 
     def call(self, inputs: Any) -> Any:
         return self._finish(self._separable(inputs, self.depthwise_kernel, self.pointwise_kernel, self.strides,
-                                            self.dilation_rate))
+                                            self.dilation_rate, self.padding.upper()))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -37,7 +37,7 @@ class Dense(Layer):
         if self.units <= 0:
             raise ValueError(f"Received an invalid value for `units`, expected a positive integer. "
                              f"Received: units={units}")
-        self.activation = activation
+        self.activation = utils.activation(activation)
         self.use_bias = use_bias
         self.kernel_initializer = utils.initializer(kernel_initializer)
         self.bias_initializer = utils.initializer(bias_initializer)

@@ -9,11 +9,14 @@ import numpy as np
 
 from tensorweave.framework import graph as _graph
 from tensorweave.framework import tensor_util
+from tensorweave.ops import nn as nn_ops
+from tensorweave.ops.array import identity
 from tensorweave.ops.control_flow.cond import cond
 from tensorweave.ops.state import init_ops
 
 __all__ = ["normalize_tuple", "normalize_padding", "normalize_data_format", "convert_data_format",
-           "smart_cond", "constant_value", "conv_output_length", "deconv_output_length", "initializer"]
+           "smart_cond", "constant_value", "conv_output_length", "deconv_output_length", "initializer",
+           "activation"]
 
 
 def normalize_tuple(value: Any, n: int, name: str) -> tuple[int, ...]:
@@ -33,9 +36,11 @@ def normalize_tuple(value: Any, n: int, name: str) -> tuple[int, ...]:
     return tuple(int(v) for v in values)
 
 
-def normalize_padding(value: Any) -> str:
+def normalize_padding(value: Any, allow_causal: bool = False) -> str:
     padding = value.lower() if isinstance(value, str) else value
-    if padding not in ("valid", "same"):
+    if padding == "causal" and not allow_causal:
+        raise ValueError("Causal padding is only supported for `Conv1D` and `SeparableConv1D`.")
+    if padding not in ("valid", "same", "causal"):
         raise ValueError(f"The `padding` argument must be a list/tuple or one of \"valid\", \"same\". "
                          f"Received: {value}")
     return padding
@@ -80,7 +85,7 @@ def conv_output_length(length: Optional[int], filter_size: int, padding: str, st
     if length is None:
         return None
     dilated = filter_size + (filter_size - 1) * (dilation - 1)
-    out = length if padding == "same" else length - dilated + 1
+    out = length if padding in ("same", "causal") else length - dilated + 1
     return (out + stride - 1) // stride
 
 
@@ -112,3 +117,19 @@ def initializer(value: Any) -> Any:
             raise ValueError(f"Unknown initializer: {value}")
         return _INITIALIZERS[value]()
     return value
+
+
+_ACTIVATIONS: dict[str, Callable[..., Any]] = {
+    "relu": nn_ops.relu, "relu6": nn_ops.relu6, "elu": nn_ops.elu, "selu": nn_ops.selu, "tanh": nn_ops.tanh,
+    "sigmoid": nn_ops.sigmoid, "softplus": nn_ops.softplus, "softsign": nn_ops.softsign,
+    "softmax": nn_ops.softmax, "linear": identity,
+}
+
+
+def activation(value: Any) -> Optional[Callable[..., Any]]:
+    """A callable activation, or one named as Keras names them ("relu", "softmax", ...)."""
+    if value is None or callable(value):
+        return value
+    if isinstance(value, str) and value in _ACTIVATIONS:
+        return _ACTIVATIONS[value]
+    raise ValueError(f"Unknown activation function: {value!r}")

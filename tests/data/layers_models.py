@@ -23,7 +23,8 @@ def dense_stack(tf):
                             bias_initializer=tf.constant_initializer(0.2))
     y = layer(h)
     y2 = layer(h * 2.0)  # second call reuses the variables
-    z = tf.layers.dense(tf.placeholder_with_default(np.ones([2, 3, 5], np.float32), [2, 3, 5]), 4)
+    z = tf.layers.dense(tf.placeholder_with_default(np.ones([2, 3, 5], np.float32), [2, 3, 5]), 4,
+                        activation="softmax")
     reg = tf.losses.get_regularization_loss()
     loss = tf.reduce_sum(tf.square(y)) + tf.reduce_sum(y2) + tf.reduce_sum(z) + reg
     return {x: _rng("dense").randn(4, 5).astype(np.float32)}, {"y": y, "y2": y2, "z": z, "reg": reg}, loss
@@ -39,6 +40,9 @@ def convolutions(tf):
     cases = [
         ("conv1d", (2, 9, 3), lambda t: tf.layers.conv1d(t, 4, 3, strides=2, padding="same", activation=tf.nn.relu)),
         ("conv1d_dilated", (2, 9, 3), lambda t: tf.layers.conv1d(t, 2, 2, dilation_rate=3)),
+        ("conv1d_causal", (2, 9, 3), lambda t: tf.layers.conv1d(t, 3, 3, padding="causal", dilation_rate=2,
+                                                                activation="relu")),
+        ("separable_conv1d_causal", (2, 8, 3), lambda t: tf.layers.separable_conv1d(t, 2, 2, padding="causal")),
         ("conv2d", (2, 7, 6, 3), lambda t: tf.layers.conv2d(t, 4, (3, 2), strides=(2, 1), padding="same")),
         ("conv2d_dilated", (2, 8, 8, 2), lambda t: tf.layers.conv2d(t, 3, 3, dilation_rate=2, use_bias=False)),
         ("conv3d", (2, 5, 6, 4, 2), lambda t: tf.layers.conv3d(t, 3, (2, 3, 2), strides=(1, 2, 1), padding="same")),

@@ -42,7 +42,10 @@ def test_values_as_tf(case):
     for key, want in expected.items():
         value = np.asarray(recorded[key])
         assert value.shape == want.shape, key
-        np.testing.assert_allclose(value, want, rtol=1e-5, atol=1e-6, err_msg=f"{name}: {key}")
+        # float32 sums of large terms (the gradients of a convolution's kernel) cancel: their
+        # absolute error follows the array's scale, not each element's
+        scale = float(np.abs(want).max()) if want.dtype.kind == "f" and want.size else 1.0
+        np.testing.assert_allclose(value, want, rtol=1e-5, atol=1e-6 * max(1.0, scale), err_msg=f"{name}: {key}")
 
 
 def test_fixture_covers_what_it_claims():
