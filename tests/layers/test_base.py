@@ -2,6 +2,8 @@
 messages recorded from it by hand, issue 11): layer names vs scope names, weights lists,
 trainable=False, losses and updates (UPDATE_OPS), name/reuse in functional forms, input checks,
 subclassing with build/call/add_weight, constraints applied by optimizers."""
+import types
+
 import numpy as np
 import pytest
 
@@ -189,3 +191,17 @@ def test_bad_arguments():
         tf.layers.Dense(2, bogus=1)
     with pytest.raises(TypeError, match="`training`"):
         tf.layers.dropout(tf.ones([2]), training="yes")
+
+
+def test_public_names_are_tf_compat_v1_layers():
+    # tf.compat.v1.layers of TF 2.15.1, less its `experimental` submodule
+    expected = [
+        "AveragePooling1D", "AveragePooling2D", "AveragePooling3D", "BatchNormalization", "Conv1D", "Conv2D",
+        "Conv2DTranspose", "Conv3D", "Conv3DTranspose", "Dense", "Dropout", "Flatten", "InputSpec", "Layer",
+        "MaxPooling1D", "MaxPooling2D", "MaxPooling3D", "SeparableConv1D", "SeparableConv2D", "average_pooling1d",
+        "average_pooling2d", "average_pooling3d", "batch_normalization", "conv1d", "conv2d", "conv2d_transpose",
+        "conv3d", "conv3d_transpose", "dense", "dropout", "flatten", "max_pooling1d", "max_pooling2d",
+        "max_pooling3d", "separable_conv1d", "separable_conv2d"]
+    names = [n for n in dir(tf.layers) if not n.startswith("_") and not isinstance(getattr(tf.layers, n),
+                                                                                  types.ModuleType)]
+    assert sorted(names) == expected
