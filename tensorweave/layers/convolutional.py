@@ -145,24 +145,26 @@ class Conv1D(_Conv):
     'valid', 'same' or 'causal'."""
 
     def __init__(self, filters: int, kernel_size: Any, strides: Any = 1, padding: str = "valid",
-                 data_format: str = "channels_last", dilation_rate: Any = 1, **kwargs: Any) -> None:
-        super().__init__(1, filters, kernel_size, strides, padding, data_format, dilation_rate, **kwargs)
+                 data_format: str = "channels_last", dilation_rate: Any = 1, *args: Any, **kwargs: Any) -> None:
+        super().__init__(1, filters, kernel_size, strides, padding, data_format, dilation_rate, *args, **kwargs)
 
 
 class Conv2D(_Conv):
     """2-D convolution (spatial): inputs [batch, height, width, channels] (channels_last)."""
 
     def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
-                 data_format: str = "channels_last", dilation_rate: Any = (1, 1), **kwargs: Any) -> None:
-        super().__init__(2, filters, kernel_size, strides, padding, data_format, dilation_rate, **kwargs)
+                 data_format: str = "channels_last", dilation_rate: Any = (1, 1), *args: Any,
+                 **kwargs: Any) -> None:
+        super().__init__(2, filters, kernel_size, strides, padding, data_format, dilation_rate, *args, **kwargs)
 
 
 class Conv3D(_Conv):
     """3-D convolution (volumes): inputs [batch, depth, height, width, channels] (channels_last)."""
 
     def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1, 1), padding: str = "valid",
-                 data_format: str = "channels_last", dilation_rate: Any = (1, 1, 1), **kwargs: Any) -> None:
-        super().__init__(3, filters, kernel_size, strides, padding, data_format, dilation_rate, **kwargs)
+                 data_format: str = "channels_last", dilation_rate: Any = (1, 1, 1), *args: Any,
+                 **kwargs: Any) -> None:
+        super().__init__(3, filters, kernel_size, strides, padding, data_format, dilation_rate, *args, **kwargs)
 
 
 class _ConvTranspose(_Conv):
@@ -204,19 +206,20 @@ class _ConvTranspose(_Conv):
 
 
 class Conv2DTranspose(_ConvTranspose):
-    """Transposed 2-D convolution ("deconvolution")."""
+    """Transposed 2-D convolution ("deconvolution"); `dilation_rate` may be given by keyword."""
 
     def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
-                 data_format: str = "channels_last", dilation_rate: Any = (1, 1), **kwargs: Any) -> None:
-        super().__init__(2, filters, kernel_size, strides, padding, data_format, dilation_rate, **kwargs)
+                 data_format: str = "channels_last", *args: Any, **kwargs: Any) -> None:
+        dilation_rate = kwargs.pop("dilation_rate", (1, 1))
+        super().__init__(2, filters, kernel_size, strides, padding, data_format, dilation_rate, *args, **kwargs)
 
 
 class Conv3DTranspose(_ConvTranspose):
     """Transposed 3-D convolution ("deconvolution")."""
 
     def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1, 1), padding: str = "valid",
-                 data_format: str = "channels_last", **kwargs: Any) -> None:
-        super().__init__(3, filters, kernel_size, strides, padding, data_format, 1, **kwargs)
+                 data_format: str = "channels_last", *args: Any, **kwargs: Any) -> None:
+        super().__init__(3, filters, kernel_size, strides, padding, data_format, 1, *args, **kwargs)
 
 
 class _SeparableConv(_Conv):
@@ -267,9 +270,9 @@ class SeparableConv1D(_SeparableConv):
 
     def __init__(self, filters: int, kernel_size: Any, strides: Any = 1, padding: str = "valid",
                  data_format: str = "channels_last", dilation_rate: Any = 1, depth_multiplier: int = 1,
-                 **kwargs: Any) -> None:
+                 *args: Any, **kwargs: Any) -> None:
         super().__init__(1, filters, kernel_size, strides, padding, data_format, dilation_rate,
-                         depth_multiplier, **kwargs)
+                         depth_multiplier, *args, **kwargs)
 
     def call(self, inputs: Any) -> Any:
         axis = 2 if self.data_format == "channels_first" else 1
@@ -285,9 +288,9 @@ class SeparableConv2D(_SeparableConv):
 
     def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
                  data_format: str = "channels_last", dilation_rate: Any = (1, 1), depth_multiplier: int = 1,
-                 **kwargs: Any) -> None:
+                 *args: Any, **kwargs: Any) -> None:
         super().__init__(2, filters, kernel_size, strides, padding, data_format, dilation_rate,
-                         depth_multiplier, **kwargs)
+                         depth_multiplier, *args, **kwargs)
 
     def call(self, inputs: Any) -> Any:
         return self._finish(self._separable(inputs, self.depthwise_kernel, self.pointwise_kernel, self.strides,
@@ -297,7 +300,24 @@ class SeparableConv2D(_SeparableConv):
 # ---------------------------------------------------------------------------------------------
 # Functional forms: a new layer named (and scoped) `name`, reusing its variables when `reuse`
 # ---------------------------------------------------------------------------------------------
-def _apply(cls: type, inputs: Any, args: tuple, kwargs: dict[str, Any]) -> Any:
+_CONV_TAIL = ("activation", "use_bias", "kernel_initializer", "bias_initializer", "kernel_regularizer",
+              "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint", "trainable",
+              "name", "reuse")
+_SEPARABLE_TAIL = ("activation", "use_bias", "depthwise_initializer", "pointwise_initializer", "bias_initializer",
+                   "depthwise_regularizer", "pointwise_regularizer", "bias_regularizer", "activity_regularizer",
+                   "depthwise_constraint", "pointwise_constraint", "bias_constraint", "trainable", "name", "reuse")
+
+
+def _apply(cls: type, inputs: Any, args: tuple, extra: tuple, tail: tuple[str, ...],
+           kwargs: dict[str, Any]) -> Any:
+    """Builds `cls(*args, ...)` (the further positional arguments `extra` named by `tail`, in
+    TF's order) scoped by its `name`, and calls it on `inputs`."""
+    if len(extra) > len(tail):
+        raise TypeError(f"{cls.__name__}: too many positional arguments")
+    for key, value in zip(tail, extra):
+        if key in kwargs:
+            raise TypeError(f"{cls.__name__}: got multiple values for argument '{key}'")
+        kwargs[key] = value
     name = kwargs.get("name")
     reuse = kwargs.pop("reuse", None)
     layer = cls(*args, _scope=name, _reuse=reuse, **kwargs)
@@ -305,49 +325,54 @@ def _apply(cls: type, inputs: Any, args: tuple, kwargs: dict[str, Any]) -> Any:
 
 
 def conv1d(inputs: Any, filters: int, kernel_size: Any, strides: Any = 1, padding: str = "valid",
-           data_format: str = "channels_last", dilation_rate: Any = 1, **kwargs: Any) -> Any:
+           data_format: str = "channels_last", dilation_rate: Any = 1, *extra: Any, **kwargs: Any) -> Any:
     """Functional interface for `Conv1D` (the other arguments as the class's, plus `reuse`)."""
-    return _apply(Conv1D, inputs, (filters, kernel_size, strides, padding, data_format, dilation_rate), kwargs)
+    return _apply(Conv1D, inputs, (filters, kernel_size, strides, padding, data_format, dilation_rate), extra,
+                  _CONV_TAIL, kwargs)
 
 
 def conv2d(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
-           data_format: str = "channels_last", dilation_rate: Any = (1, 1), **kwargs: Any) -> Any:
+           data_format: str = "channels_last", dilation_rate: Any = (1, 1), *extra: Any, **kwargs: Any) -> Any:
     """Functional interface for `Conv2D` (the other arguments as the class's, plus `reuse`)."""
-    return _apply(Conv2D, inputs, (filters, kernel_size, strides, padding, data_format, dilation_rate), kwargs)
+    return _apply(Conv2D, inputs, (filters, kernel_size, strides, padding, data_format, dilation_rate), extra,
+                  _CONV_TAIL, kwargs)
 
 
 def conv3d(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1, 1), padding: str = "valid",
-           data_format: str = "channels_last", dilation_rate: Any = (1, 1, 1), **kwargs: Any) -> Any:
+           data_format: str = "channels_last", dilation_rate: Any = (1, 1, 1), *extra: Any, **kwargs: Any) -> Any:
     """Functional interface for `Conv3D` (the other arguments as the class's, plus `reuse`)."""
-    return _apply(Conv3D, inputs, (filters, kernel_size, strides, padding, data_format, dilation_rate), kwargs)
+    return _apply(Conv3D, inputs, (filters, kernel_size, strides, padding, data_format, dilation_rate), extra,
+                  _CONV_TAIL, kwargs)
 
 
 def conv2d_transpose(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
-                     data_format: str = "channels_last", **kwargs: Any) -> Any:
+                     data_format: str = "channels_last", *extra: Any, **kwargs: Any) -> Any:
     """Functional interface for `Conv2DTranspose` (the other arguments as the class's, plus `reuse`)."""
-    return _apply(Conv2DTranspose, inputs, (filters, kernel_size, strides, padding, data_format), kwargs)
+    return _apply(Conv2DTranspose, inputs, (filters, kernel_size, strides, padding, data_format), extra, _CONV_TAIL,
+                  kwargs)
 
 
 def conv3d_transpose(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1, 1),
-                     padding: str = "valid", data_format: str = "channels_last", **kwargs: Any) -> Any:
+                     padding: str = "valid", data_format: str = "channels_last", *extra: Any, **kwargs: Any) -> Any:
     """Functional interface for `Conv3DTranspose` (the other arguments as the class's, plus `reuse`)."""
-    return _apply(Conv3DTranspose, inputs, (filters, kernel_size, strides, padding, data_format), kwargs)
+    return _apply(Conv3DTranspose, inputs, (filters, kernel_size, strides, padding, data_format), extra, _CONV_TAIL,
+                  kwargs)
 
 
 def separable_conv1d(inputs: Any, filters: int, kernel_size: Any, strides: Any = 1, padding: str = "valid",
                      data_format: str = "channels_last", dilation_rate: Any = 1, depth_multiplier: int = 1,
-                     **kwargs: Any) -> Any:
+                     *extra: Any, **kwargs: Any) -> Any:
     """Functional interface for `SeparableConv1D` (the other arguments as the class's, plus `reuse`)."""
     return _apply(SeparableConv1D, inputs, (filters, kernel_size, strides, padding, data_format, dilation_rate,
-                                            depth_multiplier), kwargs)
+                                            depth_multiplier), extra, _SEPARABLE_TAIL, kwargs)
 
 
 def separable_conv2d(inputs: Any, filters: int, kernel_size: Any, strides: Any = (1, 1), padding: str = "valid",
                      data_format: str = "channels_last", dilation_rate: Any = (1, 1), depth_multiplier: int = 1,
-                     **kwargs: Any) -> Any:
+                     *extra: Any, **kwargs: Any) -> Any:
     """Functional interface for `SeparableConv2D` (the other arguments as the class's, plus `reuse`)."""
     return _apply(SeparableConv2D, inputs, (filters, kernel_size, strides, padding, data_format, dilation_rate,
-                                            depth_multiplier), kwargs)
+                                            depth_multiplier), extra, _SEPARABLE_TAIL, kwargs)
 
 
 # TF's aliases.

@@ -205,3 +205,19 @@ def test_public_names_are_tf_compat_v1_layers():
     names = [n for n in dir(tf.layers) if not n.startswith("_") and not isinstance(getattr(tf.layers, n),
                                                                                   types.ModuleType)]
     assert sorted(names) == expected
+
+
+def test_positional_arguments_in_tfs_order():
+    x = tf.placeholder(tf.float32, [1, 5, 5, 2])
+    relu = tf.nn.relu
+    # conv2d(inputs, filters, kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias)
+    y = tf.layers.conv2d(x, 3, 3, 1, "same", "channels_last", 1, relu, False)
+    assert y.op.type == "Relu" and [v.op.name for v in tf.global_variables()] == ["conv2d/kernel"]
+    # conv2d_transpose has no dilation_rate: activation comes right after data_format
+    t = tf.layers.conv2d_transpose(x, 2, 2, 2, "valid", "channels_last", relu)
+    assert t.op.type == "Relu" and t.shape.as_list() == [1, 10, 10, 2]
+    s = tf.layers.SeparableConv2D(4, 3, 1, "same", "channels_last", 1, 2, relu)(x)
+    assert s.op.type == "Relu" and s.shape.as_list() == [1, 5, 5, 4]
+    assert tf.layers.Conv2DTranspose(2, 3, dilation_rate=2).dilation_rate == (2, 2)
+    with pytest.raises(TypeError, match="multiple values for argument 'activation'"):
+        tf.layers.conv2d(x, 3, 3, 1, "same", "channels_last", 1, relu, activation=relu)
