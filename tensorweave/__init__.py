@@ -104,4 +104,13 @@ from tensorweave.framework.importer import import_graph_def  # noqa: F401,E402
 from tensorweave.framework.meta_graph import MetaGraphDef  # noqa: F401,E402
 from tensorweave.framework.tensor_proto import make_ndarray, make_tensor_proto  # noqa: F401,E402
 from tensorweave.framework.tensor_util import get_static_value  # noqa: F401,E402
+from tensorweave import contrib  # noqa: F401,E402
+from tensorweave import metrics  # noqa: F401,E402
+from tensorweave.ops.math.confusion_matrix import confusion_matrix  # noqa: F401,E402
+from tensorweave import summary  # noqa: F401,E402
+from tensorweave.summary import Event, HistogramProto, SessionLog, Summary, SummaryMetadata  # noqa: F401,E402
+from tensorweave import image  # noqa: F401,E402
+from tensorweave.ops.image import random_crop  # noqa: F401,E402
+from tensorweave.framework.versions import GIT_VERSION, VERSION, __version__  # noqa: F401,E402
+from tensorweave import compat  # noqa: F401,E402
 from tensorweave import layers  # noqa: F401,E402

@@ -15,3 +15,4 @@ from tensorweave.ops.math import (
     segment_max, segment_mean, segment_min, segment_prod, segment_sum, unsorted_segment_max,
     unsorted_segment_min, unsorted_segment_prod)
 from tensorweave.nn import in_top_k, l2_normalize, log_softmax, softmax, softplus, top_k  # noqa: F401
+from tensorweave.ops.math.confusion_matrix import confusion_matrix  # noqa: F401

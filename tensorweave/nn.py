@@ -10,5 +10,8 @@ from tensorweave.ops.nn import (  # noqa: F401
     sigmoid_cross_entropy_with_logits, softmax, softmax_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits_v2, softplus, softsign, sparse_softmax_cross_entropy_with_logits,
     static_rnn, tanh, top_k, weighted_cross_entropy_with_logits, xw_plus_b, zero_fraction)
+from tensorweave.ops.nn import static_bidirectional_rnn  # noqa: F401
+from tensorweave.ops.nn import nce_loss, sampled_softmax_loss  # noqa: F401
+from tensorweave.ops.random import compute_accidental_hits, log_uniform_candidate_sampler  # noqa: F401
 from tensorweave.ops.nn import (  # noqa: F401
     avg_pool3d, conv3d, conv3d_backprop_filter_v2, conv3d_backprop_input_v2, conv3d_transpose, max_pool3d)

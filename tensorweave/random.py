@@ -10,3 +10,4 @@ from tensorweave.ops.random import stateless_multinomial  # noqa: F401
 from tensorweave.ops.random import stateless_random_normal as stateless_normal  # noqa: F401
 from tensorweave.ops.random import stateless_random_uniform as stateless_uniform  # noqa: F401
 from tensorweave.ops.random import stateless_truncated_normal  # noqa: F401
+from tensorweave.ops.random import compute_accidental_hits, log_uniform_candidate_sampler  # noqa: F401

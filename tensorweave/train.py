@@ -28,3 +28,4 @@ from tensorweave.training.checkpoint_utils import (  # noqa: F401,E402
     NewCheckpointReader, list_variables, load_checkpoint, load_variable)
 from tensorweave.framework.graph_def import write_graph  # noqa: F401,E402
 from tensorweave.training.moving_averages import ExponentialMovingAverage  # noqa: F401,E402
+from tensorweave.summary.summary_iterator import summary_iterator  # noqa: F401,E402

@@ -38,7 +38,7 @@ TIER2: dict[str, set[str]] = {
 
     "linalg": {"linalg_impl", "einsum"},
 
-    "nn": {"nn_impl", "embedding", "rnn", "rnn_cell", "losses"},
+    "nn": {"nn_impl", "embedding", "rnn", "rnn_cell", "losses", "sampled_losses"},
 
     "state": {"variables", "variable_scope", "init_ops", "template", "critical_section"},
 
@@ -62,7 +62,12 @@ TIER2: dict[str, set[str]] = {
     "sendrecv": set(),
 
     "script": set(),
+
+    "summary": set(),
+    "image": {"image_impl", "color_impl", "quality"},
 }
+# tf.confusion_matrix (issue 11): a composite built on array, control_flow and debugging ops.
+TIER2["math"].add("confusion_matrix")
 
 # (importing module, imported module) -> why the import must be late (a real cycle).
 LATE_IMPORTS: dict[tuple[str, str], str] = {
@@ -79,7 +84,8 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
         "installs the operators",
 }
 
-_LAYER_OF_TOP = {"framework": 0, "lib": 0, "ops": 1, "gradients": 2, "runtime": 3, "training": 4}
+_LAYER_OF_TOP = {"framework": 0, "lib": 0, "ops": 1, "gradients": 2, "runtime": 3, "training": 4,
+                 "summary": 4}
 _TOP_LAYER = 5  # public namespace modules, testing/, tools/, examples/
 
 

@@ -32,7 +32,7 @@ def test_numeric_gradient(case):
     for i, (x, v) in enumerate(zip(xs, values)):
         others = {xj: vj for j, (xj, vj) in enumerate(zip(xs, values)) if j != i}
         theoretical, numeric = gradient_checker.compute_gradient(
-            x, v.shape, y, y_shape, x_init_value=v, delta=1e-6, init_targets=init, extra_feed_dict=others)
+            x, v.shape, y, y_shape, x_init_value=v, delta=case.delta, init_targets=init, extra_feed_dict=others)
         scale = max(1.0, float(np.max(np.abs(numeric))) if numeric.size else 1.0)
         err = float(np.max(np.abs(theoretical - numeric))) if numeric.size else 0.0
         assert err <= case.tol * scale, f"{case.name} input {i}: max error {err}"

@@ -4,12 +4,15 @@ handwritten digits.
     python -m tensorweave.examples.mnist [--steps N] [--batch-size B] [--learning-rate LR]
                                          [--optimizer adagrad|sgd|momentum|adam|rmsprop]
                                          [--data-dir DIR_WITH_MNIST_IDX_FILES]
+                                         [--logdir DIR] [--summary-every N]
 
 Without --data-dir it uses the UCI 8x8 digits shipped in the package; with it, the real MNIST
-IDX files (train-images-idx3-ubyte[.gz] and friends)."""
+IDX files (train-images-idx3-ubyte[.gz] and friends). Loss and accuracy summaries and the graph go
+to --logdir (default ./logs/mnist; an empty value writes nothing) for TensorBoard."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Callable, Optional, Sequence
 
@@ -38,6 +41,9 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     p.add_argument("--data-dir", default=None, help="directory with the MNIST IDX files")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--logdir", default=os.path.join("logs", "mnist"),
+                   help="where TensorBoard summaries go ('' for none)")
+    p.add_argument("--summary-every", type=int, default=10, help="steps between summaries")
     return p.parse_args(argv)
 
 
@@ -57,26 +63,44 @@ def build_model(num_pixels: int, hidden: int, optimizer: str, learning_rate: flo
     train_op = OPTIMIZERS[optimizer](learning_rate).minimize(loss)
     correct = tf.equal(tf.argmax(layer_2, 1), tf.argmax(y, 1))
     accuracy = tf.reduce_mean(tf.cast(correct, tf.float32))
+    tf.summary.scalar("loss", loss)
+    tf.summary.scalar("accuracy", accuracy)
     return {"x": x, "y": y, "loss": loss, "train_op": train_op, "accuracy": accuracy}
 
 
 def train(args: argparse.Namespace, data: datasets.DataSet, model: dict) -> float:
     batches = datasets.BatchIterator(data.train_images, data.train_labels, args.batch_size, args.seed)
     x, y = model["x"], model["y"]
+    summaries = tf.summary.merge_all() if args.logdir else None
     with tf.Session() as sess:
+        writer = tf.summary.FileWriter(args.logdir, sess.graph) if summaries is not None else None
         sess.run(tf.initialize_all_variables())          # Randomly initialize weights.
         progress = tqdm(range(args.steps), desc="training", unit="step", disable=args.quiet,
                         file=sys.stdout, mininterval=0.2)
         running = None
         for step in progress:                            # Train iteratively for NUM_STEPS.
             images, labels = batches.next()              # Load one batch of input data.
-            _, loss = sess.run([model["train_op"], model["loss"]],
-                               {x: images, y: datasets.one_hot(labels)})  # Perform a step.
+            feed = {x: images, y: datasets.one_hot(labels)}
+            if writer is not None and step % args.summary_every == 0:
+                if step == args.summary_every:  # one traced step: per-node time and memory in the graph tab
+                    meta = tf.RunMetadata()
+                    _, loss, summary = sess.run([model["train_op"], model["loss"], summaries], feed,
+                                                options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                                                run_metadata=meta)
+                    writer.add_run_metadata(meta, f"step{step}", step)
+                else:
+                    _, loss, summary = sess.run([model["train_op"], model["loss"], summaries], feed)
+                writer.add_summary(summary, step)      # written by the writer's own thread
+            else:
+                _, loss = sess.run([model["train_op"], model["loss"]], feed)  # Perform a step.
             running = loss if running is None else 0.95 * running + 0.05 * loss
             if step % 20 == 0:  # shown at the bar's next refresh, with the right step count
                 progress.set_postfix(loss=f"{running:.4f}", refresh=False)
         progress.close()
-        return float(sess.run(model["accuracy"], {x: data.test_images, y: datasets.one_hot(data.test_labels)}))
+        accuracy = float(sess.run(model["accuracy"], {x: data.test_images, y: datasets.one_hot(data.test_labels)}))
+        if writer is not None:
+            writer.close()
+        return accuracy
 
 
 def run(argv: Optional[Sequence[str]], build: Callable[[argparse.Namespace, datasets.DataSet], dict]) -> float:
@@ -90,6 +114,8 @@ def run(argv: Optional[Sequence[str]], build: Callable[[argparse.Namespace, data
     tf.set_random_seed(args.seed)
     accuracy = train(args, data, build(args, data))
     print(f"test accuracy: {accuracy:.4f}")
+    if args.logdir:
+        print(f"summaries: tensorboard --logdir {os.path.abspath(args.logdir)}")
     return accuracy
 
 

@@ -119,8 +119,7 @@ class KernelContext:
 
     @property
     def resource_mgr(self) -> Any:
-        """Where this node's resource lives: with an explicit shared_name, the process-wide
-        manager of its device (shared by every local session); else the session's own."""
-        if self.attrs.get("shared_name"):
-            return self.device.shared_resource_manager
+        """Where this node's resource lives: its device's manager, which belongs to the session
+        (a shared_name shares a resource between the graphs a session runs, not between local
+        sessions)."""
         return self.device.resource_manager

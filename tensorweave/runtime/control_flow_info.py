@@ -9,6 +9,7 @@ from __future__ import annotations
 import collections
 from typing import Optional, Sequence
 
+from tensorweave.framework import errors
 from tensorweave.framework.kernel_contract import ControlFlowKind
 from tensorweave.framework.graph import Operation, Tensor
 
@@ -45,6 +46,7 @@ class ControlFlowInfo:
         for op in ops:
             if id(op) not in self._frame:  # unreachable from sources: treat as top level
                 self._assign(op, "")
+            _check_in_loop(op, self._frame[id(op)])
 
     def _assign(self, op: Operation, input_frame: str) -> None:
         if op.op_def.control_flow == ControlFlowKind.ENTER:
@@ -73,3 +75,14 @@ class ControlFlowInfo:
 
     def parallel_iterations(self, frame: str) -> int:
         return self._parallel.get(frame, 10)
+
+
+def _check_in_loop(op: Operation, frame: str) -> None:
+    """An Exit or NextIteration outside every frame has no loop to leave or to go round (a
+    damaged or hand-edited GraphDef): TensorFlow's executor refuses such a graph."""
+    kind = op.op_def.control_flow
+    if frame == "" and kind in (ControlFlowKind.EXIT, ControlFlowKind.NEXT_ITERATION):
+        what = "Exit" if kind == ControlFlowKind.EXIT else "NextIteration"
+        raise errors.InvalidArgumentError(
+            None, op, f"Invalid {what} op {op.name!r}: cannot find a corresponding Enter op (the node is "
+                      "not inside any while-loop frame)")

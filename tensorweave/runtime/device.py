@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from tensorweave.framework.device_spec import DeviceSpec, register_known_device_type
-from tensorweave.runtime.resource_mgr import ResourceManager, process_resource_manager
+from tensorweave.runtime.resource_mgr import ResourceManager
 from tensorweave.runtime.thread_pool import ThreadPool
 
 
@@ -59,8 +59,9 @@ class Device:
         self.flops_per_second = flops_per_second
         self.bytes_per_second = bytes_per_second
         self.incarnation = random.getrandbits(63) or 1
-        self.resource_manager = ResourceManager()  # this session's private state
-        self.shared_resource_manager = process_resource_manager(self.name)  # shared_name state
+        # The session's state, shared_name resources included: a local session owns its
+        # devices, so two local sessions never share a queue or variable (TF's DirectSession).
+        self.resource_manager = ResourceManager()
         self.stats = AllocationStats()
         self._num_threads = num_threads
         self._pool: Optional[ThreadPool] = None

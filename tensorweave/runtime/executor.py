@@ -247,10 +247,15 @@ class ExecutorState:
                 self.runners -= 1
 
     def complete(self) -> None:
-        """No node is ready or running any more: wake the waiter, if there is one."""
-        with self.lock:
-            self.finished = True
-            event = self.done_event
+        """No node is ready or running any more: wake the waiter, if there is one.
+
+        Called with or without the lock held (the last propagation may run under it while
+        another thread still holds a runner count, e.g. a Session.close aborting the
+        rendezvous), so it takes no lock: `finished` is written before `done_event` is read,
+        and `wait` reads `finished` again after publishing its event, so one of the two sees
+        the other."""
+        self.finished = True
+        event = self.done_event
         if event is not None:
             event.set()
 

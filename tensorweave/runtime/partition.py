@@ -339,8 +339,13 @@ def colocate_control_flow(ops: Sequence[Operation], assignment: dict[int, Any],
     return assignment
 
 
+_FRAME_KINDS = (ControlFlowKind.ENTER, ControlFlowKind.EXIT, ControlFlowKind.NEXT_ITERATION)
+
+
 def _has_loops(ops: Sequence[Operation]) -> bool:
-    return any(op.op_def.control_flow == ControlFlowKind.ENTER for op in ops)
+    # Exit and NextIteration count too: without an Enter they are a malformed graph, which
+    # ControlFlowInfo rejects.
+    return any(op.op_def.control_flow in _FRAME_KINDS for op in ops)
 
 
 def partition_graph(ops: Sequence[Operation], assignment: dict[int, Any], feeds: dict[Tensor, int],

@@ -1,13 +1,10 @@
 """Per-device resource manager with named containers (white paper 4.7).
 
 Stateful kernels (variables, queues, readers) keep their state here, keyed by
-(container, name). Each device of a session has its own manager for the session's private
-state, dropped when the session closes (as TF's DirectSession owns its devices). A resource
-given an explicit `shared_name` lives instead in the process-wide manager of the device's name
-(`process_resource_manager`): every local session placing it on that device finds the same
-queue, reader, mutex or variable, which is how the issue's "shared_name shares a queue across
-sessions through its container" works without a server. The default container lives until the
-process ends; `Session.reset` drops named containers, in both kinds of manager.
+(container, name). Each device of a session has its own manager, dropped when the session
+closes: as TF's DirectSession owns its devices, a resource with a `shared_name` is shared by
+the graphs and steps of one session, never by two local sessions (sharing across sessions is
+what servers are for). `Session.reset` closes the local sessions, which drops their state.
 """
 from __future__ import annotations
 
@@ -61,24 +58,3 @@ class ResourceManager:
     def containers(self) -> list[str]:
         with self._lock:
             return list(self._containers)
-
-
-_process_managers: dict[str, ResourceManager] = {}
-_process_lock = threading.Lock()
-
-
-def process_resource_manager(device_name: str) -> ResourceManager:
-    """The manager for shared resources on the device named `device_name` in this process."""
-    with _process_lock:
-        manager = _process_managers.get(device_name)
-        if manager is None:
-            manager = _process_managers[device_name] = ResourceManager()
-        return manager
-
-
-def reset_process_resources(containers: Optional[Sequence[str]] = None) -> None:
-    """Drops the named containers (all when None) from every device's shared manager."""
-    with _process_lock:
-        managers = list(_process_managers.values())
-    for manager in managers:
-        manager.cleanup(containers)

@@ -20,11 +20,10 @@ from tensorweave.runtime import blas_threads
 from tensorweave.runtime.config import ConfigProto, RunMetadata, RunOptions, timeout_seconds, tracing
 from tensorweave.runtime.cost_model import CostModel
 from tensorweave.runtime.device import DeviceMgr, create_devices
-from tensorweave.runtime.feeds import feed_converter
+from tensorweave.runtime.feeds import UnfeedableConverter, feed_converter
 from tensorweave.runtime.fetch_mapper import FetchHandler, feed_expander, structure_key
 from tensorweave.runtime.graph_compiler import KernelCache
 from tensorweave.runtime.placer import Placer
-from tensorweave.runtime.resource_mgr import reset_process_resources
 from tensorweave.runtime.step_context import StepContext
 from tensorweave.runtime.step_plan import StepPlan
 from tensorweave.runtime.executor_choice import ExecutorStrategy
@@ -50,6 +49,11 @@ class RunCallable:
                 raise ValueError(f"Tensor {t.name} is fed more than once.")
             seen.add(t)
         self.converters = [feed_converter(t) for t in self.feeds]
+        if any(isinstance(c, UnfeedableConverter) for c in self.converters):
+            # Every call raises TF's ValueError while converting the feeds, before any plan is
+            # needed (a tensor inside a loop body would not make a valid plan anyway).
+            self.plan: Any = _NoPlan()
+            return
         self.plan = StepPlan(self.handler.tensors, self.handler.targets, self.feeds,
                              session._device_mgr.devices, session._kernels, session._config,
                              session._placer, session._executor_strategy)
@@ -101,6 +105,13 @@ class RunCallable:
         return values
 
 
+class _NoPlan:
+    """The plan of a signature that can never run (see RunCallable)."""
+
+    def run(self, step: Any) -> list[Any]:
+        raise AssertionError("a feed converter raises first")
+
+
 def _feed_tensor(graph: Graph, key: Any) -> Tensor:
     try:
         element = graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
@@ -132,6 +143,7 @@ class BaseSession:
         # The steps running now (StepContexts): a plain set, whose add and discard are atomic.
         self._running: set[StepContext] = set()
         self._closed = False
+        self._reset = False  # closed by Session.reset (see _closed_error)
         self._released = False
         self._release_lock = threading.Lock()
         # A test hook: run every partition with this executor strategy wherever it can
@@ -168,7 +180,7 @@ class BaseSession:
             run_metadata: Optional[RunMetadata] = None) -> Any:
         """Runs the operations and evaluates the tensors in `fetches`, feeding `feed_dict`."""
         if self._closed:
-            raise RuntimeError("Attempted to use a closed Session.")
+            raise self._closed_error()
         try:
             key: Any = (structure_key(fetches), tuple(feed_dict) if feed_dict else ())
             runner = self._run_cache.get(key)
@@ -196,7 +208,7 @@ class BaseSession:
 
         def call(*feed_values: Any, options: Optional[RunOptions] = None, run_metadata: Any = None) -> Any:
             if self._closed:
-                raise RuntimeError("Attempted to use a closed Session.")
+                raise self._closed_error()
             return runner(self, feed_values, options, run_metadata)
 
         return call
@@ -213,6 +225,11 @@ class BaseSession:
         """Closes the session: cancels running steps (each fails with CancelledError at its
         next checkpoint, its blocked kernels woken) and frees its devices' resources and
         threads once the last of them has left (never under a running step)."""
+        if not self._closed:
+            self._shut_down()
+
+    def _shut_down(self) -> None:
+        """What closing does to the runtime (also done by Session.reset)."""
         if self._closed:
             return
         self._closed = True  # before looking at the running steps: see RunCallable.__call__
@@ -221,6 +238,13 @@ class BaseSession:
             step.cancel(cancelled)
         self._release_state()
         _live_sessions.discard(self)
+
+    def _closed_error(self) -> BaseException:
+        if self._reset:
+            # Closed underneath the Python object by Session.reset, as TF's runtime closes its
+            # sessions: TF reports that from the run call as a CancelledError.
+            return errors.CancelledError(None, None, "Session has been closed.")
+        return RuntimeError("Attempted to use a closed Session.")
 
     def _release_state(self) -> None:
         """After close, once no step is running: the devices' resources and thread pools."""
@@ -257,16 +281,17 @@ class BaseSession:
 
     @staticmethod
     def reset(target: str = "", containers: Optional[Sequence[str]] = None, config: Any = None) -> None:
-        """Clears resource containers (all of them when `containers` is None) on the target's
-        devices: for a local target, in every live session of this process and in the
-        process-wide managers that hold shared_name resources."""
+        """Resets the resource containers on `target` (all of them when `containers` is None)
+        and closes every session connected to it. For the local target that is every live
+        session of this process, as TF's direct-session factory does: running steps end with
+        CancelledError, each session's state is dropped once its last step has left, and
+        later `run` calls raise CancelledError ("Session has been closed.")."""
         if target not in ("", None, "local"):
             raise errors.NotFoundError(None, None, f"No session factory registered for target {target!r}")
-        names = None if containers is None else list(containers)
+        # `containers` narrows nothing here: a closed session drops all of its containers.
         for session in list(_live_sessions):
-            for d in session._device_mgr.devices:
-                d.resource_manager.cleanup(names)
-        reset_process_resources(names)
+            session._reset = True
+            session._shut_down()
 
 
 class Session(BaseSession):
@@ -280,14 +305,15 @@ class InteractiveSession(BaseSession):
                  config: Optional[ConfigProto] = None) -> None:
         super().__init__(target, graph, config)
         default_session.push(self)
-        self._graph_ctx = self._graph.as_default()
+        self._graph_ctx: Any = self._graph.as_default()
         self._graph_ctx.__enter__()
 
     def close(self) -> None:
-        if not self._closed:
+        if self._graph_ctx is not None:  # also after Session.reset closed the runtime side
+            self._graph_ctx, ctx = None, self._graph_ctx
             default_session.remove(self)
             try:
-                self._graph_ctx.__exit__(None, None, None)
+                ctx.__exit__(None, None, None)
             except (IndexError, AssertionError, ValueError):
                 pass
         super().close()

@@ -10,7 +10,6 @@ Start the threads with `tf.train.start_queue_runners`; initialize local variable
 """
 from __future__ import annotations
 
-import importlib.util
 import itertools
 from typing import Any, Optional, Sequence
 
@@ -29,6 +28,7 @@ from tensorweave.ops.io import matching_files
 from tensorweave.ops.math import cast, greater, maximum
 from tensorweave.ops.random import random_shuffle
 from tensorweave.ops.state import Variable, count_up_to
+from tensorweave.ops import summary as summary_ops
 
 __all__ = ["match_filenames_once", "limit_epochs", "input_producer", "string_input_producer",
            "range_input_producer", "slice_input_producer", "batch", "batch_join", "shuffle_batch",
@@ -40,12 +40,8 @@ def _queue_ops() -> Any:
 
 
 def _summary_scalar(name: str, value: Tensor) -> None:
-    """TF adds a queue-fullness scalar summary here; it is added when tf.summary exists."""
-    if importlib.util.find_spec("tensorweave.summary") is None:
-        return
-    summary = importlib.import_module("tensorweave.summary")
-    if hasattr(summary, "scalar"):
-        summary.scalar(name, value)
+    """The queue-fullness scalar summary TF adds for each input queue."""
+    summary_ops.scalar(name, value)
 
 
 # ---------------------------------------------------------------------------------------------

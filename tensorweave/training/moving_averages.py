@@ -48,6 +48,13 @@ def assign_moving_average(variable: Any, value: Any, decay: Any, zero_debias: bo
             if decay.dtype.base_dtype != dtype:
                 decay = math_ops.cast(decay, dtype)
             one_minus_decay = 1.0 - decay
+            if isinstance(value, Variable):
+                # TF's `read` snapshot of a ref variable aliases its buffer, so the average sees
+                # the value at the time it runs (after a train op it depends on, in the usual
+                # `with control_dependencies([train_op]): ema.apply()`); our snapshots are
+                # copy-on-write, so read the variable afresh here, under the caller's control
+                # dependencies.
+                value = value.read_value()
             value = convert_to_tensor(value, dtype=dtype)
             if zero_debias:
                 delta = _zero_debias(variable, value, one_minus_decay)
@@ -107,7 +114,10 @@ class ExponentialMovingAverage:
         with _graph.name_scope(self._name) as scope:
             decay = convert_to_tensor(self._decay, name="decay")
             if self._num_updates is not None:
-                num_updates = math_ops.cast(self._num_updates, _dtypes.float32, name="num_updates")
+                num_updates = self._num_updates
+                if isinstance(num_updates, Variable):  # a fresh read, as for the averaged values
+                    num_updates = num_updates.read_value()
+                num_updates = math_ops.cast(num_updates, _dtypes.float32, name="num_updates")
                 decay = math_ops.minimum(decay, (1.0 + num_updates) / (10.0 + num_updates))
             updates = [assign_moving_average(self._averages[id(v)][1], v, decay, zero_debias=id(v) in debiased)
                        for v in var_list]

@@ -12,6 +12,7 @@ from tensorweave.gradients import gradients
 from tensorweave.ops.state import variable_ops as state_ops
 from tensorweave.ops.control_flow.grouping import group
 from tensorweave.ops.state.variables import trainable_variables, Variable
+from tensorweave.ops.state.variable_scope import get_variable_scope
 from tensorweave.ops import array as array_ops, math as math_ops
 from tensorweave.ops.control_flow import tuple as tf_tuple
 
@@ -137,13 +138,15 @@ class Optimizer:
 
     # -- slots ------------------------------------------------------------------------------------
     def _make_slot(self, var: Variable, initial_value: Any, slot_name: str, op_name: str) -> Variable:
-        """Slot variable named `<var>/<op_name>` (uniquified), colocated with `var`."""
+        """Slot variable named `<var>/<op_name>` (uniquified) in the current variable scope (not
+        the name scope), colocated with `var`: TF's slot_creator, so `OptimizeLoss/w/Adam`."""
         slots = self._slots.setdefault(slot_name, {})
         if var not in slots:
             graph = var.graph
+            scope = get_variable_scope().name
+            name = f"{scope}/{var.op.name}/{op_name}" if scope else f"{var.op.name}/{op_name}"
             with graph.as_default(), _graph.name_scope(None), graph.colocate_with(var.op):
-                slots[var] = Variable(initial_value, trainable=False, name=f"{var.op.name}/{op_name}",
-                                      dtype=var.dtype.base_dtype)
+                slots[var] = Variable(initial_value, trainable=False, name=name, dtype=var.dtype.base_dtype)
         return slots[var]
 
     def _zeros_slot(self, var: Variable, slot_name: str, op_name: str) -> Variable:
@@ -159,7 +162,8 @@ class Optimizer:
         key = (name, colocate_with.graph)
         if key not in self._non_slot:
             graph = colocate_with.graph
-            with graph.as_default(), _graph.name_scope(None), graph.colocate_with(colocate_with.op):
+            # In the caller's name scope, as TF's variable_scope.variable: `train/beta1_power`.
+            with graph.as_default(), graph.colocate_with(colocate_with.op):
                 self._non_slot[key] = Variable(initial_value, name=name, trainable=False)
         return self._non_slot[key]
 

@@ -4,7 +4,14 @@ import sys
 import numpy as np
 import pytest
 
+import tensorweave as tf
 from tensorweave.examples import cnn, datasets, mnist
+
+
+@pytest.fixture(autouse=True)
+def in_tmp_dir(tmp_path, monkeypatch):
+    """The main job writes its summaries under ./logs/mnist by default: keep them out of the repo."""
+    monkeypatch.chdir(tmp_path)
 
 
 def test_digits_data_is_real_and_split():
@@ -77,3 +84,18 @@ def test_cnn_example_learns(capsys):
     import tensorweave as tf
     types = {op.type for op in tf.get_default_graph().get_operations()}
     assert {"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPool", "MaxPoolGrad"} <= types
+
+
+def test_main_job_writes_tensorboard_summaries_and_prints_the_command(tmp_path, capsys):
+    logdir = tmp_path / "tb"
+    mnist.main(["--steps", "45", "--quiet", "--logdir", str(logdir), "--summary-every", "10"])
+    assert f"tensorboard --logdir {logdir}" in capsys.readouterr().out
+    (name,) = [p.name for p in logdir.iterdir()]
+    events = list(tf.train.summary_iterator(str(logdir / name)))
+    steps = {tag: [e.step for e in events if e.HasField("summary") for v in e.summary.value if v.tag == tag]
+             for tag in ("loss", "accuracy")}
+    assert steps == {"loss": [0, 10, 20, 30, 40], "accuracy": [0, 10, 20, 30, 40]}
+    assert any(e.HasField("graph_def") for e in events)
+    assert [e.tagged_run_metadata.tag for e in events if e.HasField("tagged_run_metadata")] == ["step10"]
+    mnist.main(["--steps", "3", "--quiet", "--logdir", ""])  # no summaries at all
+    assert "tensorboard" not in capsys.readouterr().out

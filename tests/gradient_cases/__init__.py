@@ -22,6 +22,7 @@ class GradCase:
     tol: float = 1e-6
     init: Optional[Callable[[np.random.RandomState], Sequence[np.ndarray]]] = None
     directional: bool = False             # large inputs: random-direction check
+    delta: float = 1e-6                   # central-difference step (larger for float32-only ops)
 
 
 def all_cases() -> list[GradCase]:

@@ -2,7 +2,8 @@
 TensorFlow (tests/data) and by tensorweave go through the reader a user would call, and every
 case must end in one of the errors TensorFlow's own API raises there, or in a correct result.
 
-A target is a seed file and a reader. A case is one mutation of the seed: bytes flipped or
+A target is a seed file and a reader (TFRecords, checkpoints, GraphDefs, meta graphs, event
+files). A case is one mutation of the seed: bytes flipped or
 overwritten, the file cut short, or (where the format has framing) a structural damage with
 valid checksums (a record length or an index entry field set to a hostile value), so the
 reader's own sanity checks are exercised, not only its CRCs. Each case runs on a worker thread
@@ -415,6 +416,33 @@ class MetaGraphTarget:
         raise Outcome("correct" if same else "accepted")
 
 
+# ---------------------------------------------------------------------------------------------
+# Event files
+# ---------------------------------------------------------------------------------------------
+class EventFileTarget:
+    """tf.train.summary_iterator over TF's fixture event file (graph, scalars, histogram, image,
+    text, session log): bytes damaged or cut, or a record length made hostile with a valid CRC."""
+
+    def __init__(self, workdir: str) -> None:
+        self.workdir = workdir
+        with open(os.path.join(DATA, "tf_events", "events.out.tfevents.tf"), "rb") as f:
+            self.seed = f.read()
+        self.expected = [e.SerializeToString() for e in tf.train.summary_iterator(
+            os.path.join(DATA, "tf_events", "events.out.tfevents.tf"))]
+
+    def case(self, rng: random.Random) -> Callable[[], None]:
+        data = _hostile_length(rng, self.seed) if rng.random() < 0.25 else mutate(rng, self.seed)
+        path = os.path.join(self.workdir, "events.out.tfevents.case")
+        _write(path, data)
+        return lambda: self._check(path)
+
+    def _check(self, path: str) -> None:
+        got = [e.SerializeToString() for e in tf.train.summary_iterator(path)]
+        if got == self.expected[:len(got)]:
+            raise Outcome("correct")
+        raise Outcome("wrong", f"{len(got)} events differ from the file's")
+
+
 TARGETS: dict[str, tuple[Callable[[str], Any], tuple]] = {
     "tfrecord": (lambda d: RecordTarget(d, in_session=False), OP),
     "tfrecord_reader_op": (lambda d: RecordTarget(d, in_session=True), OP),
@@ -422,6 +450,7 @@ TARGETS: dict[str, tuple[Callable[[str], Any], tuple]] = {
     "graph_def": (GraphDefTarget, GRAPH_ERRORS),
     "graph_def_fields": (GraphDefFieldTarget, GRAPH_ERRORS),
     "meta_graph": (MetaGraphTarget, META_ERRORS),
+    "event_file": (EventFileTarget, OP + DECODE),
 }
 
 

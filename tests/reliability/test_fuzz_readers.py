@@ -14,7 +14,8 @@ import pytest
 from tests.reliability import fuzz
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CASES = {"tfrecord": 300, "tfrecord_reader_op": 200, "checkpoint": 300, "graph_def": 300, "meta_graph": 200}
+CASES = {"tfrecord": 300, "tfrecord_reader_op": 200, "checkpoint": 300, "graph_def": 300, "meta_graph": 200,
+         "graph_def_fields": 300, "event_file": 300}
 SEED = 10
 CASE_TIMEOUT_S = 20
 PROCESS_TIMEOUT_S = 100

@@ -208,12 +208,7 @@ def close_during_step(sess, fetch, feed=None):
     return box.get("error"), box["ended"] - closed
 
 
-# Not here: steps over two devices that keep sending values while they run (loop_across_devices,
-# nap_chain_across_devices). A small step runs their continuations inline, and the rendezvous
-# abort that Session.close starts on its own thread can race with them (a known defect of the
-# executor's single-thread fast path, reported with issue 10); their deadlines are tested above.
-CLOSE_CASES = [long_loop, nap_chain, blocked_dequeue, async_never, loop_then_receive,
-               blocked_dequeue_across_devices]
+CLOSE_CASES = CASES
 
 
 @pytest.mark.parametrize("case", CLOSE_CASES, ids=lambda c: c.__name__)

@@ -9,6 +9,7 @@ import pytest
 import tensorweave as tf
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.ops.control_flow import primitives as cf
+from tensorweave.testing.op_test import assert_run_error
 
 from tests.runtime.kernels_for_tests import NAPS, TestAsyncDouble, TestAsyncNever, TestNap, assert_close_cancels
 
@@ -176,3 +177,12 @@ def test_kernel_error_in_dataflow_path_is_raised():
         np.testing.assert_array_equal(sess.run(z, {x: [1, 2, 3]}), [2, 4, 6])
         with pytest.raises(tf.errors.InvalidArgumentError):
             sess.run(z, {x: [1, 2]})
+
+
+def test_exit_or_next_iteration_outside_every_loop_is_invalid_argument():
+    """A damaged GraphDef (issue 10 fuzz case): an Exit or a NextIteration whose input is in no
+    while-loop frame. TensorFlow refuses the graph; it must not crash the executor."""
+    for make in (cf.exit, cf.next_iteration):
+        with tf.Graph().as_default() as g:
+            out = make(tf.constant(1.0) * 2.0, name="stray")
+            assert_run_error(out, error=tf.errors.InvalidArgumentError, match="corresponding Enter", graph=g)

@@ -230,16 +230,19 @@ def test_concurrent_runs_on_one_session():
         assert sess.run(v) == 800.0
 
 
-def test_session_reset_clears_containers():
+def test_session_reset_clears_containers_and_closes_the_sessions():
     with tf.container("experiment"):
         v = tf.Variable(1.0)
     w = tf.Variable(2.0)
     with tf.Session() as sess:
         sess.run([v.initializer, w.initializer])
         tf.Session.reset("", ["experiment"])
+        # TF's direct-session factory resets the containers and closes the sessions
+        with pytest.raises(tf.errors.CancelledError, match="Session has been closed"):
+            sess.run(w)
+    with tf.Session() as sess:
         with pytest.raises(tf.errors.FailedPreconditionError):
             sess.run(v)
-        assert sess.run(w) == 2.0
 
 
 def test_concurrent_first_runs_build_distinct_plans_safely():
@@ -270,3 +273,35 @@ def test_concurrent_first_runs_build_distinct_plans_safely():
             t.join(60)
         assert not errors and sorted(results) == list(range(8))
         assert len(sess._run_cache) == 16
+
+
+def test_session_reset_never_frees_state_under_running_steps():
+    """8 threads update and read a variable while tf.Session.reset("") runs: in-flight steps
+    finish or end with CancelledError (TF 2.21: CancelledError), never "uninitialized value"."""
+    v = tf.Variable(0.0)
+    update, read = tf.assign_add(v, 1.0), v + 0.0
+    sess = tf.Session()
+    sess.run(v.initializer)
+    outcomes, started = [], threading.Event()
+
+    def worker():
+        for i in range(100000):
+            try:
+                sess.run([update, read])
+                started.set()
+            except tf.errors.CancelledError:
+                outcomes.append("cancelled")
+                return
+            except Exception as err:  # noqa: BLE001  (what the test is looking for)
+                outcomes.append(err)
+                return
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    assert started.wait(10)
+    tf.Session.reset("")
+    for t in threads:
+        t.join(10)
+    assert not any(t.is_alive() for t in threads)
+    assert outcomes == ["cancelled"] * 8

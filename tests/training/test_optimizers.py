@@ -376,3 +376,37 @@ def test_static_shapes_of_the_apply_ops_match_their_outputs(sparse):
             value = sess.run(out)
             assert_static_shape_matches(out, value)
             assert out.shape.as_list() == [4, 3] and value.shape == (4, 3)
+
+
+def test_slot_and_non_slot_variable_names_follow_tensorflows_scopes():
+    """Slots go in the current variable scope (TF's slot_creator), non-slot variables in the current
+    name scope (variable_scope.variable): TF 2.21's names."""
+    def names(build):
+        with tf.Graph().as_default():
+            build()
+            return sorted(v.op.name for v in tf.global_variables())
+
+    def base():
+        w = tf.get_variable("w", initializer=1.0)
+        return w * 2.0
+
+    def in_variable_scope():
+        loss = base()
+        with tf.variable_scope("OptimizeLoss"):
+            tf.train.AdamOptimizer(0.1).minimize(loss)
+
+    def in_name_scope():
+        loss = base()
+        with tf.name_scope("train"):
+            tf.train.AdamOptimizer(0.1).minimize(loss)
+
+    def nested():
+        with tf.variable_scope("model"):
+            loss = base()
+        with tf.variable_scope("opt"), tf.name_scope("inner"):
+            tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+
+    assert names(in_variable_scope) == ["OptimizeLoss/beta1_power", "OptimizeLoss/beta2_power",
+                                        "OptimizeLoss/w/Adam", "OptimizeLoss/w/Adam_1", "w"]
+    assert names(in_name_scope) == ["train/beta1_power", "train/beta2_power", "w", "w/Adam", "w/Adam_1"]
+    assert names(nested) == ["model/w", "opt/model/w/Momentum"]

@@ -261,3 +261,33 @@ class PhiloxGenerator:
     def reserve_words(self, words: int) -> int:
         """TF's ReserveSamples32: blocks for `words` single words."""
         return self.reserve((words + 3) // 4)
+
+
+class SingleSampleStream:
+    """TF's SingleSampleAdapter over PhiloxRandom(seed, seed2): one uint32 word at a time, in
+    block order, as RandomShuffleQueue draws the index of each element it hands out
+    (`word % size`). Fresh random seeds when both are 0, as TF's. Words are computed a few
+    blocks ahead; the caller serialises the draws (the queue's lock)."""
+
+    __slots__ = ("_generator", "_words", "_next")
+
+    _BLOCKS = 64
+
+    def __init__(self, seed: int, seed2: int) -> None:
+        self._generator = PhiloxGenerator(seed, seed2)
+        self._words: list[int] = []
+        self._next = 0
+
+    def next_word(self) -> int:
+        if self._next == len(self._words):
+            counter = self._generator.reserve(self._BLOCKS)
+            self._words = philox_words(self._generator.key, counter, self._BLOCKS).tolist()
+            self._next = 0
+        word = self._words[self._next]
+        self._next += 1
+        return word
+
+    def randrange(self, n: int) -> int:
+        """An index below n the way TF picks one: the next word modulo n (not exactly uniform,
+        as in TF)."""
+        return self.next_word() % n

@@ -38,6 +38,8 @@ from tensorweave.ops.nn.pooling import (  # noqa: F401  (op definitions too)
 from tensorweave.ops.nn.pooling3d import (  # noqa: F401  (op definitions too)
     avg_pool3d, AvgPool3D, AvgPool3DGrad, max_pool3d, MaxPool3D, MaxPool3DGrad, MaxPool3DGradGrad)
 from tensorweave.ops.nn.rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_rnn
+from tensorweave.ops.nn.rnn import static_bidirectional_rnn
+from tensorweave.ops.nn.sampled_losses import nce_loss, sampled_softmax_loss
 
 __all__ = [
     "relu", "relu6", "elu", "selu", "softplus", "softsign", "leaky_relu", "sigmoid", "tanh", "softmax",
@@ -50,7 +52,7 @@ __all__ = [
     "depthwise_conv2d_native", "depthwise_conv2d_native_backprop_input",
     "depthwise_conv2d_native_backprop_filter", "separable_conv2d", "max_pool", "max_pool2d", "max_pool_v2",
     "avg_pool", "avg_pool2d", "embedding_lookup", "embedding_lookup_sparse", "dynamic_rnn", "static_rnn",
-    "bidirectional_dynamic_rnn", "rnn_cell",
+    "bidirectional_dynamic_rnn", "rnn_cell", "static_bidirectional_rnn", "nce_loss", "sampled_softmax_loss",
     "conv3d", "conv3d_backprop_filter_v2", "conv3d_backprop_input_v2", "conv3d_transpose", "max_pool3d",
     "avg_pool3d",
 ]

@@ -10,7 +10,7 @@ from typing import Any, Optional, Sequence
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.ops.array.creation import zeros, zeros_like
-from tensorweave.ops.array.joining import stack
+from tensorweave.ops.array.joining import concat, stack, unstack
 from tensorweave.ops.array.reverse_sequence import reverse_sequence
 from tensorweave.ops.array.shaping import identity, shape
 from tensorweave.ops.array.slicing import reverse
@@ -24,7 +24,7 @@ from tensorweave.ops.control_flow.tensor_array import TensorArray
 from tensorweave.ops.control_flow.while_loop import while_loop
 from tensorweave.ops.state.variable_scope import variable_scope
 
-__all__ = ["dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn"]
+__all__ = ["dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn"]
 
 
 def _check_cell(cell: Any) -> None:
@@ -172,6 +172,50 @@ def static_rnn(cell: Any, inputs: Sequence[Any], initial_state: Any = None, dtyp
             outputs.append(output)
             state = new_state
         return outputs, state
+
+
+def _reverse_steps(steps: Sequence[Any], sequence_length: Any) -> list[Any]:
+    """A Python list of time steps reversed: the whole list, or each row within its own length
+    (the steps past a row's length stay where they are)."""
+    if sequence_length is None:
+        return list(reversed(steps))
+    columns = []
+    for component in zip(*(nest.flatten(step) for step in steps)):
+        known = TensorShape(None)
+        for x in component:
+            known = known.merge_with(convert_to_tensor(x).shape)
+        flipped = unstack(reverse_sequence(stack(component), sequence_length, seq_axis=0, batch_axis=1))
+        for x in flipped:
+            x.set_shape(known)
+        columns.append(flipped)
+    return [_pack(step, [column[t] for column in columns]) for t, step in enumerate(steps)]
+
+
+def static_bidirectional_rnn(cell_fw: Any, cell_bw: Any, inputs: Sequence[Any], initial_state_fw: Any = None,
+                             initial_state_bw: Any = None, dtype: Any = None, sequence_length: Any = None,
+                             scope: Any = None) -> tuple[list[Any], Any, Any]:
+    """static_rnn forwards (bidirectional_rnn/fw) and over the reversed steps (bidirectional_rnn/bw,
+    each row reversed within its sequence_length); each step's output is the forward and backward
+    outputs concatenated on the last axis.
+
+    Returns (outputs, output_state_fw, output_state_bw)."""
+    _check_cell(cell_fw)
+    _check_cell(cell_bw)
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError("inputs must be a sequence")
+    if not inputs:
+        raise ValueError("inputs must not be empty")
+    with variable_scope(scope or "bidirectional_rnn"):
+        with variable_scope("fw") as fw_scope:
+            output_fw, state_fw = static_rnn(cell_fw, inputs, initial_state_fw, dtype, sequence_length,
+                                             scope=fw_scope)
+        with variable_scope("bw") as bw_scope:
+            reversed_bw, state_bw = static_rnn(cell_bw, _reverse_steps(inputs, sequence_length), initial_state_bw,
+                                               dtype, sequence_length, scope=bw_scope)
+    output_bw = _reverse_steps(reversed_bw, sequence_length)
+    outputs = [_pack(fw, [concat([a, b], 1) for a, b in zip(nest.flatten(fw), nest.flatten(bw))])
+               for fw, bw in zip(output_fw, output_bw)]
+    return outputs, state_fw, state_bw
 
 
 def _reverse_time(x: Any, sequence_length: Any, time_axis: int, batch_axis: int) -> Any:

@@ -11,7 +11,6 @@ CancelledError; a step's timeout or a closed session withdraws its waiting reque
 """
 from __future__ import annotations
 
-import random
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
@@ -24,6 +23,7 @@ from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops import _util
+from tensorweave.ops.kernels.philox import SingleSampleStream
 from tensorweave.ops.kernels.resource_handles import resource_handle_kernel, resource_of
 from tensorweave.ops.queues import queue_resource as qr
 
@@ -121,14 +121,10 @@ _SHARED_FIELDS = (("component types", "were", _types_str),
                   ("capacity", "was", str), ("min_after_dequeue", "was", str))
 
 
-def _shuffle_rng(ctx: KernelContext) -> random.Random:
-    """The queue's own stream, deterministic in (seed, seed2) unless both are 0 (as TF's)."""
-    seed, seed2 = ctx.attr("seed"), ctx.attr("seed2")
-    if seed == 0 and seed2 == 0:
-        return random.Random(int(np.random.default_rng().integers(1 << 62)))
-    mask = (1 << 64) - 1  # SeedSequence wants non-negative entropy
-    generator = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed & mask, seed2 & mask])))
-    return random.Random(int(generator.integers(1 << 62)))
+def _shuffle_rng(ctx: KernelContext) -> SingleSampleStream:
+    """The queue's own stream, TF's: Philox(seed, seed2) one word per element handed out (fresh
+    random seeds when both are 0), so a seeded queue shuffles as TF's does."""
+    return SingleSampleStream(ctx.attr("seed"), ctx.attr("seed2"))
 
 
 FIFOQueueV2.kernel()(_queue_kernel(qr.FIFOQueueResource))

@@ -453,7 +453,7 @@ class RandomShuffleQueueResource(ElementQueueResource):
 
     kind = "RandomShuffleQueue"
 
-    def __init__(self, *args: Any, min_after_dequeue: int = 0, rng: Optional[random.Random] = None,
+    def __init__(self, *args: Any, min_after_dequeue: int = 0, rng: Optional[Any] = None,
                  **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if min_after_dequeue >= self.capacity:

@@ -7,8 +7,10 @@ from tensorweave.ops.random.draws import (
     random_normal, random_uniform, stateless_random_normal, stateless_random_uniform,
     stateless_truncated_normal, truncated_normal)
 from tensorweave.ops.random.random_ops import multinomial, random_shuffle
+from tensorweave.ops.random.candidate_sampling import compute_accidental_hits, log_uniform_candidate_sampler
 from tensorweave.ops.random.stateless import stateless_categorical, stateless_multinomial
 
 __all__ = ["random_uniform", "random_normal", "truncated_normal", "multinomial", "random_shuffle",
            "stateless_random_uniform", "stateless_random_normal", "stateless_truncated_normal",
-           "stateless_multinomial", "stateless_categorical"]
+           "stateless_multinomial", "stateless_categorical", "log_uniform_candidate_sampler",
+           "compute_accidental_hits"]

@@ -200,7 +200,6 @@ def variable_scope(name_or_scope: Any, default_name: Optional[str] = None,
     graph = _graph._graph_from_values(values)
     with graph.as_default():
         outer = get_variable_scope()
-        counts = _scope_counts()
         if isinstance(name_or_scope, VariableScope):
             full_name = name_or_scope.name
             name_scope_name = name_or_scope.original_name_scope or full_name + "/"
@@ -217,12 +216,6 @@ def variable_scope(name_or_scope: Any, default_name: Optional[str] = None,
             if outer.reuse is True and reuse is None:
                 new_reuse = True
             base = outer
-        # TF counts how often each scope name was opened: default names are made unique from
-        # these counts, and leaving a scope entered by name resets the counts of its sub-scopes,
-        # so a second pass through a reused scope picks the same default names as the first
-        # (towers sharing weights); re-entering a VariableScope object restores them on exit.
-        counts[full_name] = counts.get(full_name, 0) + 1
-        saved = dict(counts) if isinstance(name_or_scope, VariableScope) else None
         ctx = graph.name_scope(name_scope_name) if auxiliary_name_scope else contextlib.nullcontext(
             graph.get_name_scope() + "/")
         with ctx as ns:
@@ -238,34 +231,27 @@ def variable_scope(name_or_scope: Any, default_name: Optional[str] = None,
                 constraint=constraint if constraint is not None else base.constraint)
             _set_variable_scope(scope)
             try:
-                yield scope
+                with _opened(full_name, isinstance(name_or_scope, VariableScope)):
+                    yield scope
             finally:
                 _set_variable_scope(outer)
-                if saved is not None:
-                    counts.clear()
-                    counts.update(saved)
-                else:
-                    _close_subscopes(counts, full_name)
 
 
 def _scope_counts() -> dict[str, int]:
-    """The graph's count of openings per full variable-scope name (TF's variable_scopes_count)."""
-    ref = _graph.get_collection_ref(("__default_scope_counts",))  # type: ignore[arg-type]
-    if not ref:
-        ref.append({})
-    return ref[0]
-
-
-def _close_subscopes(counts: dict[str, int], full_name: str) -> None:
-    prefix = full_name + "/"
-    for key in counts:
-        if not full_name or key.startswith(prefix):
-            counts[key] = 0
+    """How many times each variable scope name has been opened (TF's variable_scopes_count),
+    per graph: default names are made unique against it."""
+    counts = _graph.get_collection_ref(("__default_scope_counts",))  # type: ignore[arg-type]
+    if not counts:
+        counts.append({})
+    table: dict[str, int] = counts[0]
+    return table
 
 
 def _unique_default_name(outer: VariableScope, default_name: str) -> str:
-    """`default_name`, or `default_name_N` with the smallest N whose full scope name was not
-    opened since its parent scope was last entered (TF's _get_unique_variable_scope)."""
+    """TF's _get_unique_variable_scope: `default_name`, or `default_name_<i>` with the first i
+    whose scope has not been opened since its enclosing named scope was last entered (leaving a
+    named scope forgets its subscopes, so `with variable_scope('d', reuse=True)` names its
+    default-named subscopes as the first `with variable_scope('d')` did)."""
     counts = _scope_counts()
     prefix = f"{outer.name}/" if outer.name else ""
     if not counts.get(prefix + default_name, 0):
@@ -274,3 +260,23 @@ def _unique_default_name(outer: VariableScope, default_name: str) -> str:
     while counts.get(f"{prefix}{default_name}_{i}", 0):
         i += 1
     return f"{default_name}_{i}"
+
+
+@contextlib.contextmanager
+def _opened(full_name: str, by_object: bool) -> Iterator[None]:
+    """Counts `full_name` as opened; on leaving, forgets the subscopes opened inside it (a scope
+    entered by name), or restores every count (one re-entered through its VariableScope), as TF."""
+    counts = _scope_counts()
+    counts[full_name] = counts.get(full_name, 0) + 1
+    saved = dict(counts) if by_object else None
+    try:
+        yield
+    finally:
+        if saved is not None:
+            counts.clear()
+            counts.update(saved)
+        else:
+            inside = full_name + "/"
+            for key in counts:
+                if key.startswith(inside):
+                    counts[key] = 0

@@ -593,43 +593,52 @@ def test_shared_name_shares_one_queue():
             sess.run(wrong_types.size())
 
 
-def test_shared_name_shares_a_queue_across_sessions_and_graphs():
-    """A named queue lives in its device's process-wide container: a second session, even on
-    another graph, finds what the first enqueued after the first has closed."""
+def test_shared_name_is_shared_within_a_session_never_between_local_sessions():
+    """TF's local session owns its devices and resource managers: a shared_name queue is shared
+    by the graphs a session runs, and a later session (even of a new graph, the "fresh graph and
+    session per experiment" program) gets a fresh queue, not the previous session's closed one
+    (TF 2.21: size 0, enqueue works)."""
     q = tf.FIFOQueue(5, tf.int32, shapes=[[]], shared_name="across_sessions_q")
-    private = tf.FIFOQueue(5, tf.int32, shapes=[[]])
+    same = tf.FIFOQueue(5, tf.int32, shapes=[[]], shared_name="across_sessions_q")
     with tf.Session() as sess:
-        sess.run([q.enqueue_many([[1, 2, 3]]), private.enqueue(9)])
+        sess.run(q.enqueue_many([[1, 2, 3]]))
+        assert sess.run(same.size()) == 3  # one queue for both ops in this session
+        sess.run(q.close())
     with tf.Session() as sess:
-        assert sess.run([q.size(), private.size()]) == [3, 0]  # the unnamed one was the session's
-        assert sess.run(q.dequeue()) == 1
+        assert sess.run(q.size()) == 0
+        sess.run(q.enqueue(5))
+        assert sess.run(same.dequeue()) == 5
     with tf.Graph().as_default():
         again = tf.FIFOQueue(5, tf.int32, shapes=[[]], shared_name="across_sessions_q")
         with tf.Session() as sess:
-            assert list(sess.run(again.dequeue_many(2))) == [2, 3]
-    tf.Session.reset("")
-    with tf.Session() as sess:
-        assert sess.run(q.size()) == 0  # reset dropped it: a fresh, empty queue
+            assert sess.run(again.size()) == 0
+            sess.run(again.enqueue(7))
 
 
-def test_shared_queue_connects_a_producer_session_and_a_blocked_consumer_session():
-    with tf.Graph().as_default():
-        producer_q = tf.FIFOQueue(2, tf.float32, shapes=[[]], shared_name="producer_consumer_q")
-        enqueue = producer_q.enqueue_many([[1.5, 2.5]])
-        producer = tf.Session()
-    consumer_q = tf.FIFOQueue(2, tf.float32, shapes=[[]], shared_name="producer_consumer_q")
-    with tf.Session() as consumer:
-        blocked = Background(consumer.run, consumer_q.dequeue_many(2))
-        wait_for_waiters(consumer, consumer_q.queue_ref, 1)
-        producer.run(enqueue)
-        assert list(blocked.join().result) == [1.5, 2.5]
-        # closing it from the producer's session ends the consumer's blocked dequeue
-        blocked = Background(consumer.run, consumer_q.dequeue())
-        wait_for_waiters(consumer, consumer_q.queue_ref, 1)
-        producer.run(producer_q.close())
-        assert isinstance(blocked.join().error, tf.errors.OutOfRangeError)
-    producer.close()
+def test_shared_name_variable_is_per_session():
+    v = tf.get_variable("shared_v", initializer=2.0)
+    assert v.op.get_attr("shared_name") in ("", "shared_v")
+    with tf.Session() as first, tf.Session() as second:
+        first.run(v.initializer)
+        with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value shared_v"):
+            second.run(v)
+
+
+def test_session_reset_closes_every_local_session():
+    """tf.Session.reset("") closes the sessions connected to the local target (TF's direct
+    session factory): running steps end with CancelledError, later runs too."""
+    q = tf.FIFOQueue(5, tf.int32, shapes=[[]], shared_name="reset_q")
+    sess = tf.Session()
+    sess.run(q.enqueue(1))
+    blocked = Background(sess.run, q.dequeue_many(3))
+    wait_for_waiters(sess, q.queue_ref, 1)
     tf.Session.reset("")
+    assert isinstance(blocked.join().error, tf.errors.CancelledError)
+    with pytest.raises(tf.errors.CancelledError, match="Session has been closed"):
+        sess.run(q.size())
+    with tf.Session() as fresh:
+        assert fresh.run(q.size()) == 0
+    sess.close()  # closing it again from Python is harmless
 
 
 def test_variables_without_shared_name_stay_with_their_session():
@@ -651,8 +660,11 @@ def test_container_reset_gives_a_fresh_queue():
         sess.run(q.enqueue_many([[1, 2]]))
         blocked = Background(sess.run, q.dequeue_many(5))
         wait_for_waiters(sess, q.queue_ref, 1)
-        tf.Session.reset("", ["queues"])
+        tf.Session.reset("", ["queues"])  # TF: resets the container and closes the session
         assert isinstance(blocked.join().error, tf.errors.CancelledError)
+        with pytest.raises(tf.errors.CancelledError, match="Session has been closed"):
+            sess.run(q.size())
+    with tf.Session() as sess:
         assert sess.run(q.size()) == 0 and not sess.run(q.is_closed())
 
 
