@@ -137,5 +137,6 @@ from tensorweave.platform.behavior import (  # noqa: F401,E402
     executing_eagerly_outside_functions, resource_variables_enabled)
 from tensorweave import saved_model  # noqa: F401,E402
 from tensorweave.ops.debugging import add_check_numerics_ops  # noqa: F401,E402
+from tensorweave import layers  # noqa: F401,E402
 from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("", __name__)

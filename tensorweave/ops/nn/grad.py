@@ -21,7 +21,8 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.ops import array as array_ops, math as math_ops
 from tensorweave.ops.array.constant_op import constant
 from tensorweave.ops.linalg.linalg_impl import matmul
-from tensorweave.ops.nn import conv, cross_entropy, depthwise_conv, nn_ops, normalization, pooling
+from tensorweave.ops.nn import (
+    conv, convolution3d as conv3d, cross_entropy, depthwise_conv, nn_ops, normalization, pooling, pooling3d)
 from tensorweave.ops.nn.nn_impl import log_softmax, softmax
 from tensorweave.ops.nn.normalization import BatchNormLayout
 
@@ -429,3 +430,73 @@ def _max_pool_grad_grad_v2_grad(op: Operation, grad: Any) -> list[Any]:
     x, y, _, ksize, strides = op.inputs
     return _zeros_for_orig(op) + [apply_op(pooling.MaxPoolGradV2, orig_input=x, orig_output=y, grad=grad,
                                            ksize=ksize, strides=strides, **_pool_attrs(op, _V2)), None, None]
+
+
+# ---------------------------------------------------------------------------------------------
+# 3-D convolution and pooling (TF's)
+# ---------------------------------------------------------------------------------------------
+def _attrs3d(op: Operation, names: Sequence[str]) -> dict[str, Any]:
+    return {name: op.get_attr(name) for name in names}
+
+
+_CONV3D = ("strides", "padding", "data_format", "dilations")
+_POOL3D = ("ksize", "strides", "padding", "data_format")
+
+
+@conv3d.Conv3D.gradient
+def _conv3d_grad(op: Operation, grad: Any) -> list[Any]:
+    x, f = op.inputs
+    attrs = _attrs3d(op, _CONV3D)
+    return [apply_op(conv3d.Conv3DBackpropInputV2, input_sizes=array_ops.shape(x), filter=f, out_backprop=grad,
+                     **attrs),
+            apply_op(conv3d.Conv3DBackpropFilterV2, input=x, filter_sizes=array_ops.shape(f), out_backprop=grad,
+                     **attrs)]
+
+
+@conv3d.Conv3DBackpropInputV2.gradient
+def _conv3d_backprop_input_grad(op: Operation, grad: Any) -> list[Any]:
+    _, f, dy = op.inputs
+    attrs = _attrs3d(op, _CONV3D)
+    return [None,
+            apply_op(conv3d.Conv3DBackpropFilterV2, input=grad, filter_sizes=array_ops.shape(f), out_backprop=dy,
+                     **attrs),
+            apply_op(conv3d.Conv3D, input=grad, filter=f, **attrs)]
+
+
+@conv3d.Conv3DBackpropFilterV2.gradient
+def _conv3d_backprop_filter_grad(op: Operation, grad: Any) -> list[Any]:
+    x, _, dy = op.inputs
+    attrs = _attrs3d(op, _CONV3D)
+    return [apply_op(conv3d.Conv3DBackpropInputV2, input_sizes=array_ops.shape(x), filter=grad, out_backprop=dy,
+                     **attrs),
+            None,
+            apply_op(conv3d.Conv3D, input=x, filter=grad, **attrs)]
+
+
+@pooling3d.MaxPool3D.gradient
+def _max_pool3d_grad(op: Operation, grad: Any) -> Any:
+    return apply_op(pooling3d.MaxPool3DGrad, orig_input=op.inputs[0], orig_output=op.outputs[0], grad=grad,
+                    **_attrs3d(op, _POOL3D))
+
+
+@pooling3d.MaxPool3DGrad.gradient
+def _max_pool3d_grad_grad(op: Operation, grad: Any) -> list[Any]:
+    return _zeros_for_orig(op) + [apply_op(pooling3d.MaxPool3DGradGrad, orig_input=op.inputs[0],
+                                           orig_output=op.inputs[1], grad=grad, **_attrs3d(op, _POOL3D))]
+
+
+@pooling3d.MaxPool3DGradGrad.gradient
+def _max_pool3d_grad_grad_grad(op: Operation, grad: Any) -> list[Any]:
+    return _zeros_for_orig(op) + [apply_op(pooling3d.MaxPool3DGrad, orig_input=op.inputs[0],
+                                           orig_output=op.inputs[1], grad=grad, **_attrs3d(op, _POOL3D))]
+
+
+@pooling3d.AvgPool3D.gradient
+def _avg_pool3d_grad(op: Operation, grad: Any) -> Any:
+    return apply_op(pooling3d.AvgPool3DGrad, orig_input_shape=array_ops.shape(op.inputs[0]), grad=grad,
+                    **_attrs3d(op, _POOL3D))
+
+
+@pooling3d.AvgPool3DGrad.gradient
+def _avg_pool3d_grad_grad(op: Operation, grad: Any) -> list[Any]:
+    return [None, apply_op(pooling3d.AvgPool3D, input=grad, **_attrs3d(op, _POOL3D))]
