@@ -42,8 +42,9 @@ class StepTracer:
         return time.time_ns()
 
     def record(self, device: Any, item: Any, start_ns: int, end_ns: int, outputs: Iterable[Any]) -> None:
+        # NumPy scalars (a reduction's result) are outputs too, with shape () and their bytes.
         described = [(slot, value.dtype, value.shape, value.nbytes) for slot, value in enumerate(outputs)
-                     if type(value) is np.ndarray]
+                     if isinstance(value, (np.ndarray, np.generic))]
         with self._lock:
             memory = self._memory_of(device)
             row = (item, start_ns, end_ns, described, threading.get_ident(), memory.live, memory.peak)
@@ -170,8 +171,8 @@ def _fill_node(node: Any, item: Any, start: int, end: int, outputs: list, thread
 
 def timeline_label(op: Optional[Any], name: str) -> str:
     """TF's label: `name = Type(inputs)`; a transfer names its tensor and the other device."""
-    if op is None:
-        return name
+    if op is None:  # a feed: TF's feeds are _Arg nodes
+        return f"{name} = _Arg()"
     attrs = op.node_attrs
     if op.type == "_Send":
         return f"{name} = _Send({attrs['tensor_name']} @{attrs['recv_device']})"
