@@ -107,3 +107,5 @@ from tensorweave.framework.tensor_util import get_static_value  # noqa: F401,E40
 from tensorweave import contrib  # noqa: F401,E402
 from tensorweave import metrics  # noqa: F401,E402
 from tensorweave.ops.math.confusion_matrix import confusion_matrix  # noqa: F401,E402
+from tensorweave.framework.op_stats import RegisterStatistics  # noqa: F401,E402
+from tensorweave import profiler  # noqa: F401,E402

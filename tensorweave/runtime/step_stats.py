@@ -113,6 +113,16 @@ class StepTracer:
             for item, start, end, outputs, thread, live, peak in sorted(rows, key=lambda r: r[1]):
                 _fill_node(dev.node_stats.add(), item, start, end, outputs, thread, live, peak)
 
+    def node_costs(self) -> dict[tuple[str, str], tuple[int, dict[int, tuple[Any, Any, int]]]]:
+        """(device, node name) -> (microseconds, {output slot: (dtype, shape, bytes)})."""
+        costs = {}
+        for device_name, rows in self._records.items():
+            for item, start, end, outputs, *_ in rows:
+                costs[(device_name, item.name)] = ((end - start) // _US,
+                                                   {slot: (dtype, shape, nbytes)
+                                                    for slot, dtype, shape, nbytes in outputs})
+        return costs
+
     def samples(self) -> list[tuple[str, str, float]]:
         """(node name, device type, seconds) of every user node, for the cost model."""
         found = []
