@@ -148,6 +148,7 @@ class BaseSession:
                               self._config.log_device_placement, CostModel())
         self._timeout = timeout_seconds(None, self._config)
         self._kernels = KernelCache(self)
+        self._step_counts: dict[Any, Any] = {}
         self._run_cache: dict[Any, RunCallable] = {}
         self._cache_lock = threading.Lock()
         # The steps running now (StepContexts): a plain set, whose add and discard are atomic.
@@ -209,6 +210,8 @@ class BaseSession:
                 runner = RunCallable(self, fetches, feed_keys)
                 if key is not None:
                     self._run_cache[key] = runner
+                    # A signature's step count outlives re-placement (build_cost_model's schedule).
+                    runner.steps = self._step_counts.setdefault(key, runner.steps)
             return runner
 
     def make_callable(self, fetches: Any, feed_list: Optional[Sequence[Any]] = None,
