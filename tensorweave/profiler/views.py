@@ -330,7 +330,11 @@ class OpView:
             by_type.setdefault(node.op, []).append(node)
         self._types = {op: sorted(members, key=lambda n: n.name) for op, members in sorted(by_type.items())}
 
-    def _multi(self, op: str, members: list[ProfNode], step: int) -> _Show:
+    def _multi(self, op: str, members: list[ProfNode], step: int, opts: dict[str, Any]) -> _Show:
+        """An op type's row: the sum over its graph nodes that account_type_regexes select."""
+        regexes = opts["account_type_regexes"]
+        if regexes != [".*"]:
+            members = [n for n in members if any(_full_match(r, t) for r in regexes for t in n.op_types)]
         show = _Show(op, None, multi=True)
         proto = show.proto
         for node in members:
@@ -348,9 +352,9 @@ class OpView:
 
     def show(self, opts: dict[str, Any], step: int) -> tuple[GraphNodeProto, str]:
         root = _Show(ROOT, None, multi=True)
-        shows = [self._multi(op, members, step) for op, members in self._types.items()]
+        shows = [self._multi(op, members, step, opts) for op, members in self._types.items()]
         for show in shows:
-            show.account = _accounted(show, opts)
+            show.account = bool(show.proto.graph_nodes)
             show.add_self_to_total()
         shows = sort_nodes(shows, opts["order_by"])
         accounted = [s for s in shows if s.account]

@@ -115,6 +115,31 @@ def small_model():
     return g
 
 
+def more_ops_model():
+    """The other ops TF registers FLOP counts for, with fully known shapes."""
+    g = tf.Graph()
+    with g.as_default():
+        img = tf.placeholder(tf.float32, (2, 8, 8, 3), name="img")
+        pooled = tf.nn.max_pool(img, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+        avg = tf.nn.avg_pool(img, [1, 3, 3, 1], [1, 1, 1, 1], "SAME")
+        v = tf.placeholder(tf.float32, (4, 5), name="v")
+        tf.nn.softmax(v)
+        tf.nn.l2_loss(v)
+        tf.add_n([v, v, v])
+        tf.math.rsqrt(v)
+        tf.square(v)
+        tf.math.log(v)
+        tf.math.reciprocal(v)
+        tf.maximum(v, 1.0)
+        tf.math.squared_difference(v, v)
+        tf.argmax(v, 1)
+        bm = tf.placeholder(tf.float32, (3, 4, 5), name="bm")
+        tf.matmul(bm, tf.placeholder(tf.float32, (3, 5, 2)))
+        tf.matmul(v, tf.placeholder(tf.float32, (4, 6)), transpose_a=True)
+        tf.gradients(tf.reduce_sum(pooled) + tf.reduce_sum(avg), img)
+    return g
+
+
 def proto_tree(node):
     return {"name": node.name, "parameters": node.parameters, "total_parameters": node.total_parameters,
             "float_ops": node.float_ops, "total_float_ops": node.total_float_ops,
@@ -168,6 +193,12 @@ def record_profiler():
         tree = multi_tree(result) if cmd == "op" else proto_tree(result)
         report = text[text.index("node name |"):text.index("\n======================End of Report")]
         out[key] = {"tree": tree, "report": report.rstrip("\n") + "\n", "options": opts}
+    g2 = more_ops_model()
+    opts = builder.float_operation()
+    result, text = capture(lambda: tf.profiler.profile(g2, cmd="op", options=opts))
+    report = text[text.index("node name |"):text.index("\n======================End of Report")]
+    out["more_ops_op_flops"] = {"tree": multi_tree(result), "report": report.rstrip("\n") + "\n",
+                                "options": opts}
     out["default_options"] = {k: builder.__dict__[k]() for k in
                               ("trainable_variables_parameter", "float_operation", "time_and_memory")}
     return out
