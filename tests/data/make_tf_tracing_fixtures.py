@@ -4,11 +4,9 @@ tensorflow.python.client.timeline (its structure: event kinds, process names, fl
 the cost graph of that step, and tf.compat.v1.profiler's parameter and FLOP reports for a
 small model. Run under /opt/tfref only: /opt/tfref/bin/python tests/data/make_tf_tracing_fixtures.py
 """
-import io
 import json
 import os
 import sys
-import contextlib
 
 import numpy as np
 import tensorflow.compat.v1 as tf
@@ -72,11 +70,6 @@ def record_timeline():
         out["partition_graphs"] = len(meta.partition_graphs)
         cost = [n for n in meta.cost_graph.node if n.device]
         out["cost_graph_nodes"] = sorted(
-            {"name": n.name, "device": n.device, "inputs": len(n.input_info),
-             "outputs": [[o.size, [d.size for d in o.shape.dim], o.dtype] for o in n.output_info],
-             "has_compute_cost": n.compute_cost > 0}
-            for n in cost if not n.name.startswith("_") and "/_" not in n.name
-            ) if False else sorted(
             [n.name, n.device, len(n.input_info),
              [[o.size, [d.size for d in o.shape.dim], o.dtype] for o in n.output_info]]
             for n in cost if not n.name.startswith("_") and "/_" not in n.name)
