@@ -12,6 +12,7 @@ import numpy as np
 from tensorboard.compat.proto import step_stats_pb2
 
 from tensorweave.framework.dtypes import as_dtype
+from tensorweave.ops.state.variable_ops import VariableCell
 
 _US = 1000
 
@@ -42,9 +43,14 @@ class StepTracer:
         return time.time_ns()
 
     def record(self, device: Any, item: Any, start_ns: int, end_ns: int, outputs: Iterable[Any]) -> None:
-        # NumPy scalars (a reduction's result) are outputs too, with shape () and their bytes.
-        described = [(slot, value.dtype, value.shape, value.nbytes) for slot, value in enumerate(outputs)
-                     if isinstance(value, (np.ndarray, np.generic))]
+        # NumPy scalars (a reduction's result) are outputs too, with shape () and their bytes; a
+        # ref-typed variable output is described by the array it holds, as TF describes the ref.
+        described = []
+        for slot, value in enumerate(outputs):
+            if type(value) is VariableCell:
+                value = value.value
+            if isinstance(value, (np.ndarray, np.generic)):
+                described.append((slot, value.dtype, value.shape, value.nbytes))
         with self._lock:
             memory = self._memory_of(device)
             row = (item, start_ns, end_ns, described, threading.get_ident(), memory.live, memory.peak)

@@ -26,10 +26,7 @@ def test_filled_when_build_cost_model_is_set():
         node = nodes[name]
         assert node.device == device and len(node.input_info) == inputs
         got = [[o.size, [d.size for d in o.shape.dim], o.dtype] for o in node.output_info]
-        if name == "w":  # the variable's output dtype is its ref type in both
-            assert [o[2] for o in got] == [o[2] for o in outputs]
-        else:
-            assert got == outputs
+        assert got == outputs  # the variable's: its bytes and shape, dtype DT_FLOAT_REF
     mm, relu = nodes["mm"], nodes["relu"]
     assert ids[relu.input_info[0].preceding_node].device == relu.device  # reads its Recv
     assert {ids[i.preceding_node].name for i in mm.input_info} >= {"w/read"}
@@ -38,6 +35,7 @@ def test_filled_when_build_cost_model_is_set():
     assert len(sends) == 2 and {s.device for s in sends} == {nodes["mm"].device, nodes["sum"].device}
     consts = [n for n in meta.cost_graph.node if n.name.startswith("Const")]
     assert consts and all(n.persistent_memory_size == n.output_info[0].size for n in consts)
+    assert nodes["w"].persistent_memory_size == 24 and nodes["mm"].persistent_memory_size == 0
 
 
 def test_untraced_steps_fill_it_too_and_not_without_the_option():

@@ -16,6 +16,10 @@ def step():
     return traced_step()
 
 
+def cross_device(flows):
+    return [f for f in flows if f[0] != f[1]]
+
+
 def chrome(meta, graph=None, **kwargs):
     return json.loads(timeline.Timeline(meta.step_stats, graph=graph).generate_chrome_trace_format(**kwargs))
 
@@ -54,8 +58,9 @@ def test_structure_matches_tensorflow(step, show_memory):
     # step stats list them; the set is what must agree).
     assert ours["process_names"][0] == tf_trace["process_names"][0] == "Allocators"
     assert sorted(ours["process_names"]) == sorted(tf_trace["process_names"])
-    # One flow arrow per transfer, from the producer's device to the consumer's.
-    assert ours["flows"] == tf_trace["flows"]
+    # One flow arrow per transfer, from the producer's device to the consumer's (arrows between
+    # lanes of one device depend on how ops happened to overlap, in TF too).
+    assert cross_device(ours["flows"]) == cross_device(tf_trace["flows"]) == tf_trace["flows"]
     # The user's ops appear on the same devices as in TF's trace (constants left out: a Python
     # scalar's Const is named differently, out/y in TF).
     user = {(p, n, o) for p, n, o in map(tuple, tf_trace["op_events"])
@@ -93,7 +98,8 @@ def test_events_are_chrome_trace_format(step):
         start = starts[end["id"]]
         producer = compute[start["name"]]
         assert start["pid"] == producer["pid"] and start["ts"] == producer["ts"] + producer["dur"]
-        assert start["pid"] != end["pid"]
+        assert (start["pid"], start["tid"]) != (end["pid"], end["tid"])
+    assert sum(starts[e["id"]]["pid"] != e["pid"] for e in events if e["ph"] == "t") == 2
     # Objects: each tensor created, snapshotted and deleted; memory ends at zero.
     created = {e["id"] for e in events if e["ph"] == "N"}
     assert created == {e["id"] for e in events if e["ph"] == "D"} and created

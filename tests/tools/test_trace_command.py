@@ -23,7 +23,9 @@ def test_writes_a_trace_next_to_the_input(saved, capsys):
     trace = json.loads(out.read_text())
     names = [e["args"]["name"] for e in trace["traceEvents"] if e["ph"] == "M"]
     assert names[0] == "Allocators" and len(names) == 5
-    assert sum(e["ph"] == "s" for e in trace["traceEvents"]) == 2  # one arrow per transfer
+    starts = {e["id"]: e["pid"] for e in trace["traceEvents"] if e["ph"] == "s"}
+    ends = [e for e in trace["traceEvents"] if e["ph"] == "t"]
+    assert sum(starts[e["id"]] != e["pid"] for e in ends) == 2  # one arrow per transfer
     assert not any(e["ph"] == "C" for e in trace["traceEvents"])
     assert "2 device(s)" in capsys.readouterr().out
 
