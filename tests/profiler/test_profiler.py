@@ -221,3 +221,20 @@ def test_register_statistics():
     assert total.value == 7
     with pytest.raises(ValueError):
         total += OpStats("bytes", 1)
+
+
+def test_write_op_log(traced, tmp_path):
+    g, _ = traced
+    extra = tf.profiler.OpLogProto()
+    entry = extra.log_entries.add()
+    entry.name = "dense1/MatMul"
+    entry.types.append("_mine")
+    tf.profiler.write_op_log(g, str(tmp_path / "logs"), op_log=extra)
+    log = tf.profiler.OpLogProto()
+    log.ParseFromString((tmp_path / "logs" / "tfprof_log.pb").read_bytes())
+    entries = {e.name: e for e in log.log_entries}
+    assert entries["dense1/MatMul"].float_ops == 480 and list(entries["dense1/MatMul"].types) == ["_mine"]
+    assert sorted(entries["dense1/kernel"].types) == ["_trainable_variables", "_variables"]
+    assert list(entries["steps"].types) == ["_variables"]
+    assert entries["conv/Conv2D"].float_ops == 6912
+    assert "x" not in entries  # no FLOPs, no extra type
