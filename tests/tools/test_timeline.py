@@ -44,6 +44,14 @@ def test_step_stats_cover_every_device_with_transfers(step):
     for dev in meta.step_stats.dev_stats:
         for ns in dev.node_stats:
             assert ns.all_end_rel_micros >= 0 and ns.all_start_micros > 0
+    stats = {n.node_name: n for d in meta.step_stats.dev_stats for n in d.node_stats}
+    # A reduction's NumPy scalar is an output too; the variable's output is its array; a feed is
+    # labelled as TF's _Arg.
+    assert [(o.slot, len(o.tensor_description.shape.dim)) for o in stats["sum"].output] == [(0, 0)]
+    assert stats["sum"].output[0].tensor_description.allocation_description.requested_bytes == 4
+    assert stats["w"].output[0].tensor_description.allocation_description.requested_bytes == 24
+    feed = next(n for n in stats.values() if n.node_name.startswith("_Feed/"))
+    assert timeline.parse_op_label(feed.timeline_label)[1] == "_Arg"
 
 
 @pytest.mark.parametrize("show_memory", [False, True])
