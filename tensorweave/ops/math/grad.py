@@ -320,7 +320,7 @@ def _mean_grad(op: Operation, grad: Tensor) -> list[Any]:
         factor = m.floordiv(array_ops.size(op.inputs[0]),
                             m.maximum(array_ops.size(op.outputs[0]), 1))
         factor = m.cast(factor, dtype)
-    return [m.realdiv(sum_grad, factor), None]
+    return [m.realdiv(sum_grad, factor, name="truediv"), None]  # TF's name (tf.truediv)
 
 
 @Prod.gradient(dense_grad=True)
