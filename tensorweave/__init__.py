@@ -140,5 +140,5 @@ from tensorweave.ops.debugging import add_check_numerics_ops  # noqa: F401,E402
 from tensorweave import layers  # noqa: F401,E402
 from tensorweave.framework.op_stats import RegisterStatistics  # noqa: F401,E402
 from tensorweave import profiler  # noqa: F401,E402
-from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("", __name__)

@@ -171,5 +171,5 @@ def load(sess: Any, tags: Sequence[str], export_dir: str, import_scope: Optional
     op) and returns its MetaGraphDef, whose signature_def names the tensors to feed and fetch."""
     return SavedModelLoader(export_dir).load(sess, tags, import_scope, **saver_kwargs)
 
-from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("saved_model.loader", __name__)

@@ -10,5 +10,5 @@ TPU = "tpu"
 __all__ = [
     "GPU", "SERVING", "TPU", "TRAINING"]
 
-from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("saved_model.tag_constants", __name__)

@@ -59,3 +59,10 @@ def test_module_entry_point(saved, tmp_path):
                            str(out)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(out.read_text())["traceEvents"]
+
+
+def test_the_tensorweave_command_runs_trace(saved, tmp_path):
+    from tensorweave.tools import cli
+    out = tmp_path / "via_cli.json"
+    assert cli.main(["trace", str(saved), "--output", str(out)]) == 0
+    assert json.loads(out.read_text())["traceEvents"]
