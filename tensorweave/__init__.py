@@ -135,9 +135,11 @@ from tensorweave.platform.behavior import (  # noqa: F401,E402
     control_flow_v2_enabled, disable_control_flow_v2, disable_eager_execution, disable_resource_variables,
     disable_tensor_equality, disable_v2_behavior, disable_v2_tensorshape, executing_eagerly,
     executing_eagerly_outside_functions, resource_variables_enabled)
-from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
-__getattr__ = _module_getattr("", __name__)
 from tensorweave import saved_model  # noqa: F401,E402
+from tensorweave.ops.debugging import add_check_numerics_ops  # noqa: F401,E402
+from tensorweave import layers  # noqa: F401,E402
+from tensorweave.framework.op_stats import RegisterStatistics  # noqa: F401,E402
+from tensorweave import profiler  # noqa: F401,E402
 from tensorweave import sparse  # noqa: F401,E402
 from tensorweave.ops.sparse.sparse_impl import (  # noqa: F401,E402
     sparse_add, sparse_concat, sparse_fill_empty_rows, sparse_mask, sparse_matmul, sparse_maximum, sparse_minimum,
@@ -146,3 +148,5 @@ from tensorweave.ops.sparse.sparse_impl import (  # noqa: F401,E402
     sparse_segment_sum, sparse_slice, sparse_softmax, sparse_split, sparse_tensor_dense_matmul,
     sparse_to_indicator, sparse_transpose)
 from tensorweave.ops.sparse.sparse_impl import sparse_merge  # noqa: F401,E402
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("", __name__)

@@ -1,5 +1,5 @@
 """`tf.app`: the program entry point and its flags (re-exports only)."""
-from tensorweave._api.missing import module_getattr as _module_getattr
+from tensorweave._names.missing import module_getattr as _module_getattr
 from tensorweave.platform import flags  # noqa: F401
 from tensorweave.platform.app import run  # noqa: F401
 

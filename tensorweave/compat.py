@@ -3,7 +3,7 @@
 `import tensorweave.compat.v1 as tf` works as `import tensorflow.compat.v1 as tf` does."""
 import sys as _sys
 
-from tensorweave._api.missing import module_getattr as _module_getattr
+from tensorweave._names.missing import module_getattr as _module_getattr
 from tensorweave.framework.tensor_shape import dimension_at_index, dimension_value  # noqa: F401
 from tensorweave.lib.compat import (  # noqa: F401
     as_bytes, as_str, as_str_any, as_text, bytes_or_text_types, complex_types, integral_types, path_to_str,

@@ -7,5 +7,5 @@ from tensorweave.ops.debugging import (  # noqa: F401
 from tensorweave.ops.debugging import Assert  # noqa: F401
 from tensorweave.ops.math import is_finite, is_inf, is_nan  # noqa: F401
 from tensorweave.ops.debugging import verify_tensor_all_finite as assert_all_finite  # noqa: F401,E402
-from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("debugging", __name__)

@@ -5,5 +5,5 @@ from tensorweave.framework.dtypes import (  # noqa: F401
 from tensorweave.ops.math import cast  # noqa: F401
 from tensorweave.ops.math import saturate_cast  # noqa: F401
 from tensorweave.ops.strings import as_string  # noqa: F401,E402
-from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("dtypes", __name__)

@@ -1,6 +1,6 @@
 """`tf.errors`: TF's error classes and canonical codes (re-exports only; they live in
 framework/errors.py)."""
-from tensorweave._api.missing import module_getattr as _module_getattr
+from tensorweave._names.missing import module_getattr as _module_getattr
 from tensorweave.framework.errors import (  # noqa: F401
     ABORTED, ALREADY_EXISTS, CANCELLED, DATA_LOSS, DEADLINE_EXCEEDED, FAILED_PRECONDITION, INTERNAL,
     INVALID_ARGUMENT, NOT_FOUND, OK, OUT_OF_RANGE, PERMISSION_DENIED, RESOURCE_EXHAUSTED, UNAUTHENTICATED,

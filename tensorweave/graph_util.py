@@ -1,5 +1,5 @@
 """`tf.graph_util`: GraphDef utilities (re-exports only; framework/graph_util_impl.py)."""
-from tensorweave._api.missing import module_getattr as _module_getattr
+from tensorweave._names.missing import module_getattr as _module_getattr
 from tensorweave.framework.graph_util_impl import (  # noqa: F401
     convert_variables_to_constants, extract_sub_graph, must_run_on_cpu, remove_training_nodes,
     tensor_shape_from_node_def_name)

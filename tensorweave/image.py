@@ -17,5 +17,5 @@ from tensorweave.ops.image import (  # noqa: F401
 from tensorweave.ops.image import transpose_image as transpose  # noqa: F401
 from tensorweave.ops.image import resize_images as resize  # noqa: F401
 from tensorweave.ops.image import resize_image_with_crop_or_pad as resize_with_crop_or_pad  # noqa: F401
-from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("image", __name__)

@@ -1,6 +1,6 @@
 """`tf.initializers`: the TF1 initializers under their short names (re-exports only; the same
 objects as the top-level `*_initializer` names, as in TF)."""
-from tensorweave._api.missing import module_getattr as _module_getattr
+from tensorweave._names.missing import module_getattr as _module_getattr
 from tensorweave.ops.state import (  # noqa: F401
     constant_initializer as constant, global_variables_initializer as global_variables,
     glorot_normal_initializer as glorot_normal, glorot_uniform_initializer as glorot_uniform,

@@ -11,5 +11,5 @@ from tensorweave.ops.linalg import matrix_transpose as transpose  # noqa: F401
 from tensorweave.ops.linalg import einsum, tensordot  # noqa: F401
 from tensorweave.ops.nn import l2_normalize  # noqa: F401,E402
 from tensorweave.ops.linalg import diag as tensor_diag, diag_part as tensor_diag_part  # noqa: F401,E402
-from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("linalg", __name__)

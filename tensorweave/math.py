@@ -19,5 +19,5 @@ from tensorweave.ops.math.confusion_matrix import confusion_matrix  # noqa: F401
 from tensorweave.ops.math import conj  # noqa: F401,E402
 from tensorweave.ops.array import invert_permutation  # noqa: F401,E402
 from tensorweave.ops.nn import softsign, zero_fraction  # noqa: F401,E402
-from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("math", __name__)

@@ -17,7 +17,9 @@ from tensorweave._api import nn_rnn_cell as rnn_cell  # noqa: F401,F811,E402
 from tensorweave.ops.nn import (  # noqa: F401,E402
     depthwise_conv2d_native_backprop_filter as depthwise_conv2d_backprop_filter,
     depthwise_conv2d_native_backprop_input as depthwise_conv2d_backprop_input)
-from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
+from tensorweave.ops.nn import (  # noqa: F401
+    avg_pool3d, conv3d, conv3d_backprop_filter_v2, conv3d_backprop_input_v2, conv3d_transpose, max_pool3d)
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("nn", __name__)
 from tensorweave.ops.nn import (  # noqa: F401,E402
     atrous_conv2d_transpose, crelu, log_poisson_loss, normalize_moments, pool, sufficient_statistics, swish,

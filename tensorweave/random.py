@@ -11,5 +11,5 @@ from tensorweave.ops.random import stateless_random_normal as stateless_normal  
 from tensorweave.ops.random import stateless_random_uniform as stateless_uniform  # noqa: F401
 from tensorweave.ops.random import stateless_truncated_normal  # noqa: F401
 from tensorweave.ops.random import log_uniform_candidate_sampler  # noqa: F401
-from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("random", __name__)

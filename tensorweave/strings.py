@@ -4,5 +4,5 @@ from tensorweave.ops.strings import (  # noqa: F401
     as_string, regex_replace, string_format as format, string_join as join, string_length as length,
     string_strip as strip, strings_split as split, substr)
 from tensorweave.ops.strings.string_ops import regex_full_match  # noqa: F401,E402
-from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("strings", __name__)

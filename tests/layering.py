@@ -88,7 +88,7 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
 }
 
 _LAYER_OF_TOP = {"framework": 0, "lib": 0, "ops": 1, "gradients": 2, "runtime": 3, "training": 4,
-                 "summary": 4}
+                 "summary": 4, "_names": 0}
 _TOP_LAYER = 5  # public namespace modules, testing/, tools/, examples/
 
 

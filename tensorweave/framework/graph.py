@@ -18,7 +18,7 @@ from tensorweave.framework.device_spec import parse_device
 from tensorweave.framework.op_def import OpDef, get_op_def
 from tensorweave.framework.tensor_shape import TensorShape, as_shape, unknown_shape
 from tensorweave.framework import default_session
-from tensorweave.framework.graph_def import graph_to_graph_def, node_def
+from tensorweave.framework.graph_def import attr_to_proto, attr_value_to_python, graph_to_graph_def, node_def
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _CONTEXTLIB_FILE = contextlib.__file__
@@ -197,6 +197,21 @@ class Operation:
         return self._attrs
 
     def get_attr(self, name: str) -> Any:
+        """The attr's value as TF returns it, read from its AttrValue form: strings as bytes,
+        types as DType, shapes as TensorShapeProto, tensors as TensorProto, lists as lists."""
+        value = self._get_attr(name)
+        if value is None:
+            return None
+        declared = self._op_def.attrs.get(name)
+        try:
+            proto = attr_to_proto(value, declared.kind if declared is not None else None)
+        except TypeError:
+            return value  # a private runtime helper with no AttrValue form
+        return attr_value_to_python(proto)
+
+    def _get_attr(self, name: str) -> Any:
+        """The attr's value as tensorweave holds it (str, TensorShape, ndarray): what shape
+        functions, gradients and kernels read."""
         try:
             return self._attrs[name]
         except KeyError:
@@ -206,11 +221,14 @@ class Operation:
         self._attrs[name] = value
         self._graph._structure_version += 1
 
-    def colocation_groups(self) -> list[str]:
-        cls = self._attrs.get("_class")
-        if cls:
-            return [c for c in cls if c.startswith("loc:@")]
-        return [f"loc:@{self._name}"]
+    def colocation_groups(self) -> list[bytes]:
+        """The `loc:@name` groups this op is colocated with, as bytes (TF's form)."""
+        return [group.encode("utf-8") for group in self._colocation_groups()]
+
+    def _colocation_groups(self) -> list[str]:
+        """colocation_groups() as str, for the placer and the colocation scope."""
+        groups = [c for c in self._attrs.get("_class") or () if c.startswith("loc:@")]
+        return groups or [f"loc:@{self._name}"]
 
     @property
     def traceback(self) -> Optional[tuple[str, int, str]]:

@@ -22,7 +22,7 @@ from tensorweave.framework.tensor_shape import TensorShape, as_shape
 from tensorweave.lib.atomic_write import atomic_write
 
 __all__ = ["GraphDef", "NodeDef", "AttrValue", "graph_to_graph_def", "write_graph",
-           "attr_to_proto", "attr_from_proto", "GRAPH_DEF_VERSION"]
+           "attr_to_proto", "attr_from_proto", "attr_value_to_python", "GRAPH_DEF_VERSION"]
 
 GraphDef = graph_pb2.GraphDef
 NodeDef = node_def_pb2.NodeDef
@@ -181,6 +181,22 @@ def _scalar_from_proto(proto: Any, field: str) -> Any:
     if field == "placeholder":
         raise ValueError(f"Attr placeholder ${proto.placeholder} outside a function definition")
     return getattr(proto, field)
+
+
+def attr_value_to_python(proto: Any) -> Any:
+    """AttrValue `proto` as TF's Operation.get_attr returns it: the field's own protobuf value
+    (bytes for strings, TensorShapeProto, TensorProto, NameAttrList), types as DType, lists as
+    Python lists of those."""
+    field = proto.WhichOneof("value")
+    if field == "list":
+        for name, _ in _LIST_FIELDS:
+            items = getattr(proto.list, name)
+            if len(items):
+                return [_dtypes.as_dtype(t) for t in items] if name == "type" else list(items)
+        return []
+    if field == "type":
+        return _dtypes.as_dtype(proto.type)
+    return None if field is None else getattr(proto, field)
 
 
 def _list_from_proto(values: Any, inner: str) -> list[Any]:

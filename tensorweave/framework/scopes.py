@@ -179,7 +179,7 @@ class ColocationStack:
     def groups(self) -> list[str]:
         found: set[str] = set()
         for op in self._stack:
-            found.update(op.colocation_groups())
+            found.update(op._colocation_groups())
         return sorted(found)
 
     def device(self) -> str:

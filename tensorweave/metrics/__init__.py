@@ -14,5 +14,5 @@ from tensorweave.metrics.thresholds import (  # noqa: F401
 from tensorweave.metrics.top_k import (  # noqa: F401
     average_precision_at_k, precision_at_k, precision_at_top_k, recall_at_k, recall_at_top_k,
     sparse_average_precision_at_k, sparse_precision_at_k)
-from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("metrics", __name__)

@@ -25,7 +25,7 @@ from absl.flags import (  # noqa: F401  (the public tf.flags names are absl's)
     mark_flags_as_required, multi_flags_validator, override_value, register_multi_flags_validator,
     register_validator, set_default, text_wrap, validator)
 
-from tensorweave._api.missing import module_getattr as _module_getattr
+from tensorweave._names.missing import module_getattr as _module_getattr
 
 # This module defines flags on its callers' behalf: absl must credit the caller's module with them
 # (its key flags, shown by --helpshort), not this one.

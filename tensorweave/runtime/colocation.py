@@ -21,7 +21,7 @@ class ColocationGroups:
         self._parent: dict[str, str] = {}
         self._key_of: dict[int, str] = {}
         for op in ops:
-            groups = op.colocation_groups()
+            groups = op._colocation_groups()
             key = groups[0]
             self._key_of[id(op)] = key
             for other in groups[1:]:

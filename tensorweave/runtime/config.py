@@ -11,7 +11,8 @@ BLAS thread count per kernel (0: 1, which beats BLAS threading on small machines
 ASAP/ALAP pass, white paper 5.2) and `graph_options.enable_bfloat16_sendrecv` (16-bit
 cross-device transfers, white paper 5.5); `operation_timeout_in_ms`. `RunOptions.trace_level`
 (SOFTWARE_TRACE or FULL_TRACE) fills `RunMetadata.step_stats`; `output_partition_graphs` fills
-`RunMetadata.partition_graphs`.
+`RunMetadata.partition_graphs`; `graph_options.build_cost_model` (with
+`build_cost_model_after`) fills `RunMetadata.cost_graph` on TF's schedule (runtime/cost_graph.py).
 """
 from __future__ import annotations
 

@@ -50,9 +50,9 @@ class ControlFlowInfo:
 
     def _assign(self, op: Operation, input_frame: str) -> None:
         if op.op_def.control_flow == ControlFlowKind.ENTER:
-            frame = op.get_attr("frame_name")
+            frame = op._get_attr("frame_name")
             self._parent.setdefault(frame, input_frame)
-            self._parallel.setdefault(frame, op.get_attr("parallel_iterations"))
+            self._parallel.setdefault(frame, op._get_attr("parallel_iterations"))
         else:
             frame = input_frame
         self._frame[id(op)] = frame

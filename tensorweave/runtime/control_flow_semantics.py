@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from tensorweave.runtime.frames import IterationState
     from tensorweave.runtime.graph_compiler import NodeItem
 
-__all__ = ["DEAD", "merge_outputs", "switch_outputs", "control_flow_outputs", "sequential_outputs",
+__all__ = ["DEAD", "read_references", "merge_outputs", "switch_outputs", "control_flow_outputs", "sequential_outputs",
            "RUN", "outputs_are_dead", "activate", "activate_merges"]
 
 # A tagged node in a ready queue: (node row, iteration state, is_dead).
@@ -56,10 +56,23 @@ def switch_outputs(data: Any, pred: Any) -> tuple[Any, Any]:
     return (DEAD, data) if pred else (data, DEAD)
 
 
+def read_references(item: NodeItem, args: list[Any]) -> list[Any]:
+    """A control-flow node that takes values reads the references it is given (a variable
+    updated in a branch or loop body), as every other kernel's inputs are read."""
+    args = list(args)
+    for i in item.deref_inputs:
+        value = args[i]
+        if value is not None and value is not DEAD:
+            args[i] = value.read(item.op)
+    return args
+
+
 def control_flow_outputs(item: NodeItem, args: list[Any], is_dead: bool) -> tuple[Any, ...]:
     """The outputs of a control-flow node (not LoopCond, a plain forwarding kernel) given its
     data inputs and whether any input was dead."""
     kind = item.kind
+    if item.deref_inputs:
+        args = read_references(item, args)
     if kind == CONTROL_TRIGGER:
         return ()
     if kind == MERGE:
@@ -80,6 +93,8 @@ def sequential_outputs(item: NodeItem, args: list[Any], control_sources: tuple[i
     it is (a Merge: when all its inputs are)."""
     kind = item.kind
     if kind == MERGE:
+        if item.deref_inputs:
+            args = read_references(item, args)
         outputs = merge_outputs(args)
         if outputs[0] is DEAD and args:
             dead[item.id] = True  # every input dead
@@ -90,6 +105,8 @@ def sequential_outputs(item: NodeItem, args: list[Any], control_sources: tuple[i
         dead[item.id] = True
         return item.dead_outputs
     if kind == SWITCH:
+        if item.deref_inputs:
+            args = read_references(item, args)
         return (DEAD, args[0]) if args[1] else (args[0], DEAD)  # switch_outputs, inlined
     return RUN
 

@@ -41,6 +41,7 @@ from tensorweave.runtime import kernel_errors
 from tensorweave.runtime.device import Device
 from tensorweave.runtime.control_flow_semantics import (TaggedNode, activate, activate_merges,
                                                         control_flow_outputs, merge_outputs,
+                                                        read_references,
                                                         outputs_are_dead)
 from tensorweave.runtime.executor_tables import (
     ASYNC, ASYNC_TRANSFER, CHECKED_KERNEL, CONTROL_FLOW_KINDS, CONTROL_TRIGGER, ENTER, EXIT, EXPENSIVE,
@@ -135,10 +136,14 @@ class ExecutorState:
             start, end = item.slot, item.slot_end
             args = inputs[start:end]
             inputs[start:end] = item.cleared_inputs  # the kernel owns its inputs now
-            if kind == SWITCH:
-                outputs = (DEAD, args[0]) if args[1] else (args[0], DEAD)  # switch_outputs, inlined
-            elif kind == MERGE:
-                outputs = merge_outputs(args)
+            if kind == SWITCH or kind == MERGE:
+                if item.deref_inputs:
+                    read = self.read_references(tagged, args, ready)
+                    if read is None:
+                        continue
+                    args = read
+                outputs = ((DEAD, args[0]) if args[1] else (args[0], DEAD)) if kind == SWITCH \
+                    else merge_outputs(args)  # switch_outputs, inlined
             else:
                 try:
                     if kind == KERNEL:
@@ -195,6 +200,18 @@ class ExecutorState:
             if outputs is not None:  # None: asynchronous, its continuation propagates later
                 self.finish_node(tagged, outputs, ready)
 
+    def read_references(self, tagged: TaggedNode, args: list[Any],
+                        ready: "collections.deque[TaggedNode]") -> Optional[list[Any]]:
+        """A control-flow node's reference inputs read as values (control_flow_semantics.py);
+        None when a read failed (an uninitialized variable): the node has finished dead."""
+        item = tagged[0]
+        try:
+            return read_references(item, args)
+        except Exception as err:  # noqa: BLE001  (becomes the step's error)
+            self.record_error(kernel_errors.annotate(err, item.op))
+            self.finish_node(tagged, item.dead_outputs, ready)
+            return None
+
     def run_loop_edge(self, item: NodeItem, state: IterationState, is_dead: bool,
                       ready: "collections.deque[TaggedNode]") -> None:
         """NextIteration and Exit (each runs once per iteration): `process` and `finish_node`
@@ -202,6 +219,11 @@ class ExecutorState:
         inputs = state.input_tensors
         value = inputs[item.slot]
         inputs[item.slot:item.slot_end] = item.cleared_inputs
+        if item.deref_inputs and not is_dead and self.error is None:
+            try:
+                value = read_references(item, [value])[0]
+            except Exception as err:  # noqa: BLE001  (becomes the step's error)
+                self.record_error(kernel_errors.annotate(err, item.op))
         if self.error is None and not is_dead:
             self.checkpoint(item)
         if is_dead or self.error is not None:
@@ -273,7 +295,13 @@ class ExecutorState:
         args = inputs[item.slot:item.slot_end]
         inputs[item.slot:item.slot_end] = item.cleared_inputs
         if kind in CONTROL_FLOW_KINDS:
-            return control_flow_outputs(item, args, is_dead)
+            if not item.deref_inputs:
+                return control_flow_outputs(item, args, is_dead)
+            try:
+                return control_flow_outputs(item, args, is_dead)
+            except Exception as err:  # noqa: BLE001  (a reference read failed: the step's error)
+                self.record_error(kernel_errors.annotate(err, item.op))
+                return item.dead_outputs
         # Transfers run even when dead: Send passes the deadness on, and a Recv's output is dead
         # only if what it receives is (its control inputs may be dead while the value is live).
         if kind == SINK:

@@ -249,6 +249,13 @@ _LOOP_KINDS = (ControlFlowKind.ENTER, ControlFlowKind.EXIT, ControlFlowKind.NEXT
                ControlFlowKind.LOOP_COND)
 
 
+def _deref_positions(node: PNode, op: Operation) -> tuple[int, ...]:
+    """The inputs where a reference feeds an argument that takes a value."""
+    arg_is_ref = ref_argument_flags(op)
+    return tuple(i for i, (src, port) in enumerate(node.inputs)
+                 if src.output_dtypes[port].is_ref_dtype and not arg_is_ref[i])
+
+
 def _fill_item(item: NodeItem, node: PNode, kernel_for: Callable[[PNode], Compute],
                tables: PartitionTables, options: CompileOptions) -> None:
     """A node's kernel, calling convention, arity and flags."""
@@ -266,9 +273,7 @@ def _fill_item(item: NodeItem, node: PNode, kernel_for: Callable[[PNode], Comput
     item.expensive = is_expensive(node, options.expensive_threshold)
     if op_def.control_flow is None:
         compute = kernel_for(node)
-        arg_is_ref = ref_argument_flags(op)
-        deref = tuple(i for i, (src, port) in enumerate(node.inputs)
-                      if src.output_dtypes[port].is_ref_dtype and not arg_is_ref[i])
+        deref = _deref_positions(node, op)
         if deref:
             compute = _deref_wrapper(compute, deref, op, call.leading_args)
         if item.is_transfer and call is KernelCall.ASYNC and options.synchronous_receives:
@@ -278,10 +283,13 @@ def _fill_item(item: NodeItem, node: PNode, kernel_for: Callable[[PNode], Comput
     else:
         tables.has_control_flow = True
         tables.has_loops |= op_def.control_flow in _LOOP_KINDS
+        # A reference (a branch's assign_add) reaching a Merge, Switch or loop primitive that
+        # takes values is read there, as TF's executor dereferences any non-reference input.
+        item.deref_inputs = _deref_positions(node, op)
         if op_def.control_flow == ControlFlowKind.ENTER:
-            item.frame_name = op.get_attr("frame_name")
-            item.is_constant_enter = op.get_attr("is_constant")
-            item.parallel_iterations = op.get_attr("parallel_iterations")
+            item.frame_name = op._get_attr("frame_name")
+            item.is_constant_enter = op._get_attr("is_constant")
+            item.parallel_iterations = op._get_attr("parallel_iterations")
             tables.enter_counts[item.frame_name] = tables.enter_counts.get(item.frame_name, 0) + 1
     item.kernel_call = call
     tables.has_async |= call is KernelCall.ASYNC

@@ -76,7 +76,7 @@ class SyntheticOp:
     def node_attrs(self) -> dict[str, Any]:
         return self._attrs
 
-    def get_attr(self, name: str) -> Any:
+    def _get_attr(self, name: str) -> Any:
         return self._attrs[name]
 
 

@@ -6,6 +6,7 @@ calls are independent steps sharing the session's state; caches are guarded by a
 """
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 import time
@@ -18,6 +19,7 @@ from tensorweave.framework import graph as _graph
 from tensorweave.framework.graph import Graph, Tensor
 from tensorweave.runtime import blas_threads
 from tensorweave.runtime.config import ConfigProto, RunMetadata, RunOptions, timeout_seconds, tracing
+from tensorweave.runtime.cost_graph import build_every, fill_cost_graph, wants_cost_graph
 from tensorweave.runtime.cost_model import CostModel
 from tensorweave.runtime.device import DeviceMgr, create_devices
 from tensorweave.runtime.feeds import UnfeedableConverter, feed_converter
@@ -38,6 +40,10 @@ class RunCallable:
     def __init__(self, session: "BaseSession", fetches: Any, feed_keys: Sequence[Any]) -> None:
         graph = session.graph
         self.version = graph._structure_version
+        # GraphOptions.build_cost_model: every how many steps of this signature (counted from
+        # build_cost_model_after) a step is traced and RunMetadata.cost_graph filled.
+        self.cost_every, self.cost_after = build_every(session._config)
+        self.steps = itertools.count()
         self.handler = FetchHandler(graph, fetches)
         self.expand = feed_expander(feed_keys)  # composite keys (SparseTensor) -> their parts
         if self.expand is not None:
@@ -71,12 +77,12 @@ class RunCallable:
         try:
             if session._closed:  # closed since `run` looked: the state may be gone already
                 raise errors.CancelledError(None, None, "Session has been closed.")
-            if options is None:
+            if options is None and not self.cost_every:
                 if session._timeout is not None:  # ConfigProto.operation_timeout_in_ms
                     step.deadline = time.monotonic() + session._timeout
                 values = self.plan.run(step)
             else:
-                values = self._run_with_options(session, step, options, run_metadata)
+                values = self._run_with_options(session, step, options or RunOptions(), run_metadata)
         finally:
             running.discard(step)
             if session._closed:
@@ -86,7 +92,9 @@ class RunCallable:
     def _run_with_options(self, session: "BaseSession", step: StepContext, options: RunOptions,
                           run_metadata: Optional[RunMetadata]) -> list[Any]:
         """A step with RunOptions: tracing (step stats, measured costs) and partition graphs."""
-        if tracing(options):
+        cost_graph = self.cost_every > 0 and wants_cost_graph(next(self.steps), self.cost_every,
+                                                              self.cost_after)
+        if tracing(options) or cost_graph:
             step.stats = StepTracer()
         timeout = timeout_seconds(options, session._config)
         if timeout is not None:
@@ -100,6 +108,8 @@ class RunCallable:
             if run_metadata is not None:
                 step.stats.fill(run_metadata.step_stats)
             session._learn_costs(step.stats)
+            if cost_graph and run_metadata is not None:
+                fill_cost_graph(run_metadata.cost_graph, self.plan.partitions, step.stats.node_costs())
         if run_metadata is not None and options.output_partition_graphs:
             run_metadata.partition_graphs.extend(self.plan.partition_graph_defs())
         return values
@@ -138,6 +148,7 @@ class BaseSession:
                               self._config.log_device_placement, CostModel())
         self._timeout = timeout_seconds(None, self._config)
         self._kernels = KernelCache(self)
+        self._step_counts: dict[Any, Any] = {}
         self._run_cache: dict[Any, RunCallable] = {}
         self._cache_lock = threading.Lock()
         # The steps running now (StepContexts): a plain set, whose add and discard are atomic.
@@ -199,6 +210,8 @@ class BaseSession:
                 runner = RunCallable(self, fetches, feed_keys)
                 if key is not None:
                     self._run_cache[key] = runner
+                    # A signature's step count outlives re-placement (build_cost_model's schedule).
+                    runner.steps = self._step_counts.setdefault(key, runner.steps)
             return runner
 
     def make_callable(self, fetches: Any, feed_list: Optional[Sequence[Any]] = None,

@@ -12,6 +12,7 @@ import numpy as np
 from tensorboard.compat.proto import step_stats_pb2
 
 from tensorweave.framework.dtypes import as_dtype
+from tensorweave.ops.state.variable_ops import VariableCell
 
 _US = 1000
 
@@ -42,8 +43,14 @@ class StepTracer:
         return time.time_ns()
 
     def record(self, device: Any, item: Any, start_ns: int, end_ns: int, outputs: Iterable[Any]) -> None:
-        described = [(slot, value.dtype, value.shape, value.nbytes) for slot, value in enumerate(outputs)
-                     if type(value) is np.ndarray]
+        # NumPy scalars (a reduction's result) are outputs too, with shape () and their bytes; a
+        # ref-typed variable output is described by the array it holds, as TF describes the ref.
+        described = []
+        for slot, value in enumerate(outputs):
+            if type(value) is VariableCell:
+                value = value.value
+            if isinstance(value, (np.ndarray, np.generic)):
+                described.append((slot, value.dtype, value.shape, value.nbytes))
         with self._lock:
             memory = self._memory_of(device)
             row = (item, start_ns, end_ns, described, threading.get_ident(), memory.live, memory.peak)
@@ -112,6 +119,16 @@ class StepTracer:
             for item, start, end, outputs, thread, live, peak in sorted(rows, key=lambda r: r[1]):
                 _fill_node(dev.node_stats.add(), item, start, end, outputs, thread, live, peak)
 
+    def node_costs(self) -> dict[tuple[str, str], tuple[int, dict[int, tuple[Any, Any, int]]]]:
+        """(device, node name) -> (microseconds, {output slot: (dtype, shape, bytes)})."""
+        costs = {}
+        for device_name, rows in self._records.items():
+            for item, start, end, outputs, *_ in rows:
+                costs[(device_name, item.name)] = ((end - start) // _US,
+                                                   {slot: (dtype, shape, nbytes)
+                                                    for slot, dtype, shape, nbytes in outputs})
+        return costs
+
     def samples(self) -> list[tuple[str, str, float]]:
         """(node name, device type, seconds) of every user node, for the cost model."""
         found = []
@@ -170,8 +187,8 @@ def _fill_node(node: Any, item: Any, start: int, end: int, outputs: list, thread
 
 def timeline_label(op: Optional[Any], name: str) -> str:
     """TF's label: `name = Type(inputs)`; a transfer names its tensor and the other device."""
-    if op is None:
-        return name
+    if op is None:  # a feed: TF's feeds are _Arg nodes
+        return f"{name} = _Arg()"
     attrs = op.node_attrs
     if op.type == "_Send":
         return f"{name} = _Send({attrs['tensor_name']} @{attrs['recv_device']})"

@@ -28,3 +28,6 @@ from tensorweave.saved_model.signature_def_utils import (build_signature_def,  #
 from tensorweave.saved_model.simple_save import simple_save  # noqa: F401
 from tensorweave.saved_model.tag_constants import GPU, SERVING, TPU, TRAINING  # noqa: F401
 from tensorweave.saved_model.utils import build_tensor_info, get_tensor_from_tensor_info  # noqa: F401
+
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("saved_model", __name__)

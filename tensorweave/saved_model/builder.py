@@ -225,3 +225,6 @@ class SavedModelBuilder:
 
 # TF1 exports it under both names.
 Builder = SavedModelBuilder
+
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("saved_model.builder", __name__)

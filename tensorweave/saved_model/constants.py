@@ -23,3 +23,12 @@ SAVED_MODEL_FILENAME_PBTXT = "saved_model.pbtxt"
 
 VARIABLES_DIRECTORY = "variables"
 VARIABLES_FILENAME = "variables"
+
+# tf.saved_model.constants's public names
+__all__ = [
+    "ASSETS_DIRECTORY", "ASSETS_KEY", "DEBUG_DIRECTORY", "DEBUG_INFO_FILENAME_PB",
+    "LEGACY_INIT_OP_KEY", "MAIN_OP_KEY", "SAVED_MODEL_FILENAME_PB", "SAVED_MODEL_FILENAME_PBTXT",
+    "SAVED_MODEL_SCHEMA_VERSION", "VARIABLES_DIRECTORY", "VARIABLES_FILENAME"]
+
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("saved_model.constants", __name__)

@@ -17,8 +17,7 @@ from tensorweave.saved_model import utils as _utils
 from tensorweave.saved_model.saved_model_proto import SavedModel
 from tensorweave.training.saver import Saver, _saveable_objects, import_meta_graph
 
-__all__ = ["load", "maybe_saved_model_directory", "contains_saved_model", "SavedModelLoader",
-           "parse_saved_model"]
+__all__ = ["load", "maybe_saved_model_directory"]  # tf.saved_model.loader's public names
 
 _log = logging.getLogger("tensorweave")
 
@@ -171,3 +170,6 @@ def load(sess: Any, tags: Sequence[str], export_dir: str, import_scope: Optional
     """Loads the SavedModel in `export_dir` tagged `tags` into `sess` (graph, variables, main
     op) and returns its MetaGraphDef, whose signature_def names the tensors to feed and fetch."""
     return SavedModelLoader(export_dir).load(sess, tags, import_scope, **saver_kwargs)
+
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("saved_model.loader", __name__)

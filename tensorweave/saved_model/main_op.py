@@ -26,3 +26,6 @@ def main_op_with_restore(restore_op_name: Any) -> Any:
             restore.decode() if isinstance(restore, bytes) else restore)
     with control_dependencies([main_op()]):
         return group(restore, name="main_op_with_restore")
+
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("saved_model.main_op", __name__)

@@ -18,3 +18,12 @@ REGRESS_OUTPUTS = "outputs"
 
 SUPERVISED_TRAIN_METHOD_NAME = "tensorflow/supervised/training"
 SUPERVISED_EVAL_METHOD_NAME = "tensorflow/supervised/eval"
+
+# tf.saved_model.signature_constants's public names
+__all__ = [
+    "CLASSIFY_INPUTS", "CLASSIFY_METHOD_NAME", "CLASSIFY_OUTPUT_CLASSES", "CLASSIFY_OUTPUT_SCORES",
+    "DEFAULT_SERVING_SIGNATURE_DEF_KEY", "PREDICT_INPUTS", "PREDICT_METHOD_NAME", "PREDICT_OUTPUTS",
+    "REGRESS_INPUTS", "REGRESS_METHOD_NAME", "REGRESS_OUTPUTS"]
+
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("saved_model.signature_constants", __name__)

@@ -113,3 +113,6 @@ def is_valid_signature(signature_def: Any) -> bool:
         return False
     return (_valid_classification(signature_def) or _valid_regression(signature_def)
             or _valid_predict(signature_def))
+
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("saved_model.signature_def_utils", __name__)

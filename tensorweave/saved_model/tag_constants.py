@@ -5,3 +5,10 @@ TRAINING = "train"
 EVAL = "eval"
 GPU = "gpu"
 TPU = "tpu"
+
+# tf.saved_model.tag_constants's public names
+__all__ = [
+    "GPU", "SERVING", "TPU", "TRAINING"]
+
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("saved_model.tag_constants", __name__)

@@ -71,3 +71,6 @@ def get_or_create_variables_dir(export_dir: str) -> str:
 
 def get_assets_dir(export_dir: str) -> str:
     return os.path.join(os.fspath(export_dir), constants.ASSETS_DIRECTORY)
+
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("saved_model.utils", __name__)

@@ -6,5 +6,5 @@ from tensorboard.compat.proto.summary_pb2 import Summary, SummaryDescription  # 
 from tensorweave.ops.summary import (  # noqa: F401
     audio, get_summary_description, histogram, image, merge, merge_all, scalar, tensor_summary, text)
 from tensorweave.summary.writer import FileWriter, FileWriterCache  # noqa: F401
-from tensorweave._api.missing import module_getattr as _module_getattr  # noqa: E402
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("summary", __name__)

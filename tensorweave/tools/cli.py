@@ -6,14 +6,13 @@ import sys
 from typing import Callable, Optional, Sequence
 
 from tensorweave.examples import mnist
-from tensorweave.tools import saved_model_cli
+from tensorweave.tools import saved_model_cli, trace_command
 
 # Subcommand -> main(argv) returning an exit status. Each tool module owns its argument parsing.
 SUBCOMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "show": saved_model_cli.show_main,
     "run": saved_model_cli.run_main,
-    # "trace": tensorweave.tools.trace_command.main — the timeline work adds it here (its module,
-    # tools/trace_command.py, is not in this branch).
+    "trace": trace_command.main,
 }
 
 
@@ -28,7 +27,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 0
     mnist.main(args)
     return 0
-
 
 
 if __name__ == "__main__":

@@ -98,9 +98,10 @@ class Optimizer:
                 for g, v in live:
                     with _graph.name_scope("update_" + v.op.name), graph.colocate_with(v.op):
                         if isinstance(g, IndexedSlices):
-                            update_ops.append(self._apply_sparse_duplicate_indices(g, v))
+                            update = self._apply_sparse_duplicate_indices(g, v)
                         else:
-                            update_ops.append(self._apply_dense(g, v))
+                            update = self._apply_dense(g, v)
+                        update_ops.append(_constrained(update, v))
                 if global_step is None:
                     apply_updates = self._finish(update_ops, scope)
                 else:
@@ -200,3 +201,13 @@ def _as_gradient(g: Any) -> Any:
     except (TypeError, ValueError) as err:
         raise TypeError(f"Gradient must be convertible to a Tensor or IndexedSlices, or None: {g!r} "
                         f"({err})") from None
+
+
+def _constrained(update: Any, var: Variable) -> Any:
+    """TF1's optimizers project a variable with a constraint (tf.layers' kernel_constraint, ...)
+    right after its update: var.assign(constraint(var)) depending on the update."""
+    constraint = getattr(var, "constraint", None)
+    if constraint is None:
+        return update
+    with _graph.control_dependencies([update]):
+        return state_ops.assign(var, constraint(var))

@@ -1,7 +1,7 @@
 """Write tf215_v1_names.json: the public names of TensorFlow 2.15.1's `tf.compat.v1` (the TF1 API,
 with tf.layers and tf.estimator still present), namespace by namespace, with each name's kind and
 the names that are the same object (aliases), and those that are the same function under
-TF's deprecation/dispatch decorators (same_function). Also writes tensorweave/_api/tf1_names.py, the
+TF's deprecation/dispatch decorators (same_function). Also writes tensorweave/_names/tf1_names.py, the
 names alone, which tensorweave's namespace modules use to say "not provided" for a real TF name.
 
 Run under /opt/tf215 only: /opt/tf215/bin/python tests/data/make_tf215_names.py
@@ -16,7 +16,7 @@ import tensorflow.compat.v1 as tf
 from tensorflow.python.util import tf_decorator
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PACKAGE_FILE = os.path.join(HERE, "..", "..", "tensorweave", "_api", "tf1_names.py")
+PACKAGE_FILE = os.path.join(HERE, "..", "..", "tensorweave", "_names", "tf1_names.py")
 
 # Namespaces listed as modules but not walked: tf.keras is out of scope; raw_ops holds every op's
 # raw wrapper; compat.v1/v2 are the whole API again; __internal__ is private.

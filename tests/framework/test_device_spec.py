@@ -112,5 +112,5 @@ def test_colocate_with_takes_the_device_and_unions_groups():
             with tf.device("/device:CPU:1"):
                 f2 = tf.constant(0.0, name="f2")
     assert h.op.device == h2.op.device == h4.op.device == "/job:w/device:CPU:1"
-    assert h.op.colocation_groups() == ["loc:@a"] and h4.op.colocation_groups() == ["loc:@a"]
-    assert f2.op.device == "/device:CPU:1" and f2.op.colocation_groups() == ["loc:@free"]
+    assert h.op.colocation_groups() == [b"loc:@a"] and h4.op.colocation_groups() == [b"loc:@a"]
+    assert f2.op.device == "/device:CPU:1" and f2.op.colocation_groups() == [b"loc:@free"]

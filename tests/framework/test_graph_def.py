@@ -137,7 +137,7 @@ def test_import_roundtrip_runs_the_same():
     with tf.Graph().as_default() as g2:
         tf.import_graph_def(graph_def)
         assert g2.get_operation_by_name("import/w").device == "/device:CPU:0"
-        assert g2.get_operation_by_name("import/w/read").get_attr("_class") == ["loc:@import/w"]
+        assert g2.get_operation_by_name("import/w/read").get_attr("_class") == [b"loc:@import/w"]
         again = g2.get_tensor_by_name("import/out:0")
         with tf.Session() as sess:
             sess.run("import/w/Assign")

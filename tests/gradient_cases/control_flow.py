@@ -122,6 +122,15 @@ def _ref_switch(x):
     return tf.cond(take_true, lambda: ref * ref, lambda: ref * 3.0)
 
 
+def _ref_merge(x):
+    """Both branches return a reference (an assign's output): the cond ends in a RefMerge."""
+    v = tf.Variable(tf.zeros([2, 3], tf.float64), name="ref_merge_var")
+    with tf.get_default_graph().gradient_override_map({"Assign": "TestAssignedValue"}):
+        merged = tf.cond(tf.reduce_sum(x) > 0.0, lambda: tf.assign(v, x * x), lambda: tf.assign(v, x * 3.0))
+    assert merged.op.type == "RefMerge"
+    return merged * 2.0
+
+
 S = (2, 3)
 CASES = [
     GradCase("cond_true_branch", ("Switch", "Merge"), _cond_case, [S], low=0.1, high=1.0),
@@ -141,6 +150,8 @@ CASES = [
     GradCase("ref_enter", ("RefEnter",), _ref_enter, [S], low=0.2, high=0.9),
     GradCase("ref_switch_true", ("RefSwitch",), _ref_switch, [S], low=0.2, high=0.9),
     GradCase("ref_switch_false", ("RefSwitch",), _ref_switch, [S], low=-0.9, high=-0.2),
+    GradCase("ref_merge_true", ("RefMerge",), _ref_merge, [S], low=0.2, high=0.9),
+    GradCase("ref_merge_false", ("RefMerge",), _ref_merge, [S], low=-0.9, high=-0.2),
     GradCase("tensor_array_read_write", ("TensorArrayReadV3", "TensorArrayWriteV3", "TensorArrayScatterV3",
                                          "TensorArrayGatherV3"), _tensor_array_read_write, [(3, 2)]),
     GradCase("tensor_array_split_concat", ("TensorArraySplitV3", "TensorArrayConcatV3", "TensorArrayReadV3"),

@@ -98,9 +98,9 @@ def test_no_subcommand_runs_main_job(monkeypatch):
     assert cli.main(["--steps", "5"]) == 0
     assert cli.main([]) == 0
     assert seen == [["--steps", "5"], []]
-    assert set(cli.SUBCOMMANDS) >= {"show", "run"}
+    assert set(cli.SUBCOMMANDS) >= {"show", "run", "trace"}
 
 
 def test_help_lists_subcommands(capsys):
     assert cli.main(["help"]) == 0
-    assert "run, show" in capsys.readouterr().out
+    assert "run, show, trace" in capsys.readouterr().out

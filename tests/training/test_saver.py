@@ -30,7 +30,7 @@ def test_saver_def_and_node_names_follow_tf():
     for name in ("save/filename/input", "save/filename", "save/SaveV2", "save/SaveV2/tensor_names",
                  "save/RestoreV2", "save/Assign", "save/Assign_2"):
         graph.get_operation_by_name(name)
-    names = graph.get_operation_by_name("save/SaveV2/tensor_names").get_attr("value")
+    names = tf.make_ndarray(graph.get_operation_by_name("save/SaveV2/tensor_names").get_attr("value"))
     assert names.tolist() == [b"b", b"s", b"w"]  # sorted, by op name
     assert tf.train.Saver().saver_def.restore_op_name == "save_1/restore_all"
 

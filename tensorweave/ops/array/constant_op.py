@@ -18,7 +18,7 @@ from tensorweave.framework.tensor_shape import TensorShape, as_shape, unknown_sh
 
 # -- Const --------------------------------------------------------------------------------------
 Const = define_op("Const", outputs=["output: dtype"], attrs=["value: tensor", "dtype: type"],
-                  shape_fn=lambda op: [TensorShape(op.get_attr("value").shape)],
+                  shape_fn=lambda op: [TensorShape(op._get_attr("value").shape)],
                   persistent_output=True)
 
 
@@ -63,7 +63,7 @@ Const.not_differentiable()
 
 @Const.constant_value
 def _const_value(t: Tensor) -> Any:
-    value = t.op.get_attr("value")
+    value = t.op._get_attr("value")
     if isinstance(value, DeferredTensor):
         raise ValueError(f"{t.op.name}'s value is only built at run time")  # constant_value: None
     return value
@@ -112,7 +112,7 @@ _C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
 # -- Placeholder ----------------------------------------------------------------------------------
 Placeholder = define_op("Placeholder", outputs=["output: dtype"],
                         attrs=["dtype: type", "shape: shape = None"],
-                        shape_fn=lambda op: [op.get_attr("shape")])
+                        shape_fn=lambda op: [op._get_attr("shape")])
 
 
 @Placeholder.kernel()
@@ -141,7 +141,7 @@ def placeholder(dtype: Any, shape: Any = None, name: Optional[str] = None) -> An
 PlaceholderWithDefault = define_op(
     "PlaceholderWithDefault", inputs=["input: dtype"], outputs=["output: dtype"],
     attrs=["dtype: type", "shape: shape"],
-    shape_fn=lambda op: [op.get_attr("shape")], forwards_input=True)
+    shape_fn=lambda op: [op._get_attr("shape")], forwards_input=True)
 
 
 @PlaceholderWithDefault.kernel()

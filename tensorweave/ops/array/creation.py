@@ -326,7 +326,7 @@ lin_space = linspace
 # ---------------------------------------------------------------------------------------------
 def _one_hot_shape(op: Operation) -> list[TensorShape]:
     indices, depth_t, on_t, off_t = op.inputs
-    axis = op.get_attr("axis")
+    axis = op._get_attr("axis")
     for t in (depth_t, on_t, off_t):
         _require_rank(op, t, 0)
     if axis < -1:

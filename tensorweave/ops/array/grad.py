@@ -149,12 +149,12 @@ def _split_v_grad(op: Operation, *grads: Optional[Tensor]) -> list[Any]:
 
 @Pack.gradient(dense_grad=True)
 def _pack_grad(op: Operation, grad: Tensor) -> list[Any]:
-    return array_ops.unstack(grad, num=op.get_attr("N"), axis=op.get_attr("axis"))
+    return array_ops.unstack(grad, num=op._get_attr("N"), axis=op._get_attr("axis"))
 
 
 @Unpack.gradient(dense_grad=True)
 def _unpack_grad(op: Operation, *grads: Optional[Tensor]) -> list[Any]:
-    return [array_ops.stack(_with_zeros(op, grads), axis=op.get_attr("axis"))]
+    return [array_ops.stack(_with_zeros(op, grads), axis=op._get_attr("axis"))]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -186,12 +186,12 @@ PadV2.gradient(_pad_grad)
 
 @MirrorPad.gradient(dense_grad=True)
 def _mirror_pad_gradient(op: Operation, grad: Tensor) -> list[Any]:
-    return [apply_op(MirrorPadGrad, input=grad, paddings=op.inputs[1], mode=op.get_attr("mode")), None]
+    return [apply_op(MirrorPadGrad, input=grad, paddings=op.inputs[1], mode=op._get_attr("mode")), None]
 
 
 @MirrorPadGrad.gradient(dense_grad=True)
 def _mirror_pad_grad_gradient(op: Operation, grad: Tensor) -> list[Any]:
-    return [apply_op(MirrorPad, input=grad, paddings=op.inputs[1], mode=op.get_attr("mode")), None]
+    return [apply_op(MirrorPad, input=grad, paddings=op.inputs[1], mode=op._get_attr("mode")), None]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -215,7 +215,7 @@ def _slice_grad(op: Operation, grad: Tensor) -> list[Any]:
 
 
 def _mask_attrs(op: Operation) -> dict[str, int]:
-    return {k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
+    return {k: op._get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
                                         "shrink_axis_mask")}
 
 
@@ -240,8 +240,8 @@ def _reverse_grad(op: Operation, grad: Tensor) -> list[Any]:
 
 @ReverseSequence.gradient
 def _reverse_sequence_grad(op: Operation, grad: Any) -> list[Any]:
-    return [apply_op(ReverseSequence, input=grad, seq_lengths=op.inputs[1], seq_dim=op.get_attr("seq_dim"),
-                     batch_dim=op.get_attr("batch_dim")), None]
+    return [apply_op(ReverseSequence, input=grad, seq_lengths=op.inputs[1], seq_dim=op._get_attr("seq_dim"),
+                     batch_dim=op._get_attr("batch_dim")), None]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -252,7 +252,7 @@ def _gather_grad(op: Operation, grad: Tensor) -> list[Any]:
     """Axis 0: the sparse gradient IndexedSlices(grad rows, indices, shape(params)), as TF.
     Other axes (and batch_dims): a dense gradient by unsorted_segment_sum."""
     params, indices, axis_t = op.inputs
-    batch_dims = op.get_attr("batch_dims")
+    batch_dims = op._get_attr("batch_dims")
     axis = const_int(axis_t)
     p_rank, i_rank = params.shape.ndims, indices.shape.ndims
     if axis is not None and p_rank is not None:
@@ -324,7 +324,7 @@ def _dynamic_partition_grad(op: Operation, *grads: Any) -> list[Any]:
     """Partitions the positions of data's rows the same way, then stitches the gradients of
     the partitions back to those positions."""
     data, partitions = op.inputs
-    n = op.get_attr("num_partitions")
+    n = op._get_attr("num_partitions")
     if partitions.shape.is_fully_defined():
         dims = partitions.shape.as_list()
         positions = array_ops.reshape(np.arange(int(np.prod(dims)), dtype=np.int32), dims)
@@ -340,7 +340,7 @@ def _dynamic_partition_grad(op: Operation, *grads: Any) -> list[Any]:
 def _stitch_grad(op: Operation, grad: Any) -> list[Any]:
     """Each data input gets the rows of the gradient at its indices (as TF, a position written
     twice passes its gradient to every writer)."""
-    n = op.get_attr("N")
+    n = op._get_attr("N")
     if isinstance(grad, IndexedSlices):
         rows = array_ops.shape(op.outputs[0])[0]
         grad = math_ops.unsorted_segment_sum(grad.values, grad.indices, rows)

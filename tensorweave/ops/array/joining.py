@@ -142,7 +142,7 @@ def concat(values: Any, axis: Any, name: str = "concat") -> Any:
 # ---------------------------------------------------------------------------------------------
 def _split_shape(op: Operation) -> list[TensorShape]:
     axis_t, value = op.inputs
-    num = op.get_attr("num_split")
+    num = op._get_attr("num_split")
     in_shape = value.shape
     axis = const_int(axis_t)
     if in_shape.ndims is None or axis is None:
@@ -158,7 +158,7 @@ def _split_shape(op: Operation) -> list[TensorShape]:
 
 def _split_v_shape(op: Operation) -> list[TensorShape]:
     value, sizes_t, axis_t = op.inputs
-    num = op.get_attr("num_split")
+    num = op._get_attr("num_split")
     in_shape = value.shape
     axis, sizes = const_int(axis_t), const_ints(sizes_t)
     if in_shape.ndims is None or axis is None:
@@ -280,7 +280,7 @@ def _pack_shape(op: Operation) -> list[TensorShape]:
                                   f"compatible\n\tFrom merging shape {i} with other shapes.") from None
     if merged.ndims is None:
         return [unknown_shape()]
-    axis = op.get_attr("axis")
+    axis = op._get_attr("axis")
     n = merged.ndims + 1
     if not -n <= axis < n:
         raise shape_error(op, f"Invalid axis: {axis}; must be in [{-n},{n})")
@@ -319,7 +319,7 @@ def _pack_constant(t: Tensor) -> Optional[np.ndarray]:
     values = [tensor_util.constant_value(v) for v in t.op.inputs]
     if any(v is None for v in values):
         return None
-    return np.stack(values, axis=t.op.get_attr("axis"))
+    return np.stack(values, axis=t.op._get_attr("axis"))
 
 
 def scalar_dim_value(t: Tensor) -> Optional[int]:
@@ -330,8 +330,8 @@ def scalar_dim_value(t: Tensor) -> Optional[int]:
         v = int(np.reshape(value, -1)[0]) if np.size(value) == 1 else None
         return None if v is None or v < 0 else v
     op = t.op
-    if op.type == "StridedSlice" and op.get_attr("shrink_axis_mask") == 1 and \
-            op.get_attr("ellipsis_mask") == 0 and op.get_attr("new_axis_mask") == 0:
+    if op.type == "StridedSlice" and op._get_attr("shrink_axis_mask") == 1 and \
+            op._get_attr("ellipsis_mask") == 0 and op._get_attr("new_axis_mask") == 0:
         index = const_int(op.inputs[1])
         partial = tensor_util.constant_value_as_shape(op.inputs[0])
         if index is not None and partial.ndims is not None and -partial.ndims <= index < partial.ndims:
@@ -340,7 +340,7 @@ def scalar_dim_value(t: Tensor) -> Optional[int]:
 
 
 def _pack_partial_shape(t: Tensor) -> TensorShape:
-    if t.op.get_attr("axis") != 0 or any(v.shape.ndims not in (0, None) for v in t.op.inputs):
+    if t.op._get_attr("axis") != 0 or any(v.shape.ndims not in (0, None) for v in t.op.inputs):
         return unknown_shape(t.shape[0].value if t.shape.ndims == 1 else None)
     return TensorShape([scalar_dim_value(v) for v in t.op.inputs])
 
@@ -350,7 +350,7 @@ Pack.partial_shape_value(_pack_partial_shape)
 
 
 def _unpack_shape(op: Operation) -> list[TensorShape]:
-    in_shape, num, axis = op.inputs[0].shape, op.get_attr("num"), op.get_attr("axis")
+    in_shape, num, axis = op.inputs[0].shape, op._get_attr("num"), op._get_attr("axis")
     if in_shape.ndims is None:
         return [unknown_shape()] * num
     axis = canonical_axis(axis, in_shape.ndims, op)
@@ -389,7 +389,7 @@ def _unpack_constant(t: Tensor) -> Optional[np.ndarray]:
     value = tensor_util.constant_value(t.op.inputs[0])
     if value is None:
         return None
-    return np.take(value, t.value_index, axis=t.op.get_attr("axis"))
+    return np.take(value, t.value_index, axis=t.op._get_attr("axis"))
 
 
 Unpack.constant_value(_unpack_constant)

@@ -32,7 +32,7 @@ def _dims(shape: Sequence[int]) -> str:
 # ---------------------------------------------------------------------------------------------
 def _partition_shape(op: Operation) -> list[TensorShape]:
     data, parts = op.inputs[0].shape, op.inputs[1].shape
-    n = op.get_attr("num_partitions")
+    n = op._get_attr("num_partitions")
     if data.ndims is None or parts.ndims is None:
         return [unknown_shape()] * n
     if data.ndims < parts.ndims:
@@ -92,7 +92,7 @@ def dynamic_partition(data: Any, partitions: Any, num_partitions: int, name: Opt
 # DynamicStitch, ParallelDynamicStitch
 # ---------------------------------------------------------------------------------------------
 def _stitch_shape(op: Operation) -> list[TensorShape]:
-    n = op.get_attr("N")
+    n = op._get_attr("N")
     indices, data = op.inputs[:n], op.inputs[n:]
     element = unknown_shape()
     largest = -1

@@ -18,7 +18,7 @@ __all__ = ["reverse_sequence"]
 
 def _reverse_sequence_shape(op: Operation) -> list[TensorShape]:
     x, lengths = op.inputs
-    seq_dim, batch_dim = op.get_attr("seq_dim"), op.get_attr("batch_dim")
+    seq_dim, batch_dim = op._get_attr("seq_dim"), op._get_attr("batch_dim")
     if lengths.shape.ndims is not None and lengths.shape.ndims != 1:
         raise shape_error(op, f"Shape must be rank 1 but is rank {lengths.shape.ndims}")
     if x.shape.ndims is None:

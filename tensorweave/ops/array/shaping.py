@@ -311,7 +311,7 @@ def expand_dims(input: Any, axis: Any = None, name: Optional[str] = None,  # noq
 
 def _squeeze_shape(op: Operation) -> list[TensorShape]:
     in_shape = op.inputs[0].shape
-    axes = op.get_attr("squeeze_dims")
+    axes = op._get_attr("squeeze_dims")
     if in_shape.ndims is None:
         return [unknown_shape()]
     n = in_shape.ndims

@@ -124,7 +124,7 @@ class _Masks(NamedTuple):
     @classmethod
     def of(cls, op: Operation) -> "_Masks":
         names = ("begin", "end", "ellipsis", "new_axis", "shrink_axis")
-        return cls(*(op.get_attr(f"{k}_mask") for k in names))
+        return cls(*(op._get_attr(f"{k}_mask") for k in names))
 
 
 def _sliced_dims(dims: list[Optional[int]], begin: Optional[list[int]], end: Optional[list[int]],
@@ -368,7 +368,7 @@ def strided_slice_grad(shape: Any, begin: Any, end: Any, strides: Any, dy: Any, 
 # ---------------------------------------------------------------------------------------------
 def _gather_shape(op: Operation) -> list[TensorShape]:
     params, indices, axis_t = op.inputs[0].shape, op.inputs[1].shape, op.inputs[2]
-    batch_dims = op.get_attr("batch_dims")
+    batch_dims = op._get_attr("batch_dims")
     if axis_t.shape.ndims is not None and axis_t.shape.ndims != 0:
         raise shape_error(op, f"Shape must be rank 0 but is rank {axis_t.shape.ndims}")
     axis = const_int(axis_t)

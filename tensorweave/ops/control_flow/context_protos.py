@@ -173,7 +173,7 @@ def _cond_from_def(proto: Any, names: _Resolver) -> CondContext:
 
 def _while_from_def(proto: Any, names: _Resolver) -> WhileContext:
     enters = [names.element(n) for n in proto.loop_enter_names]
-    frame_name = enters[0].op.get_attr("frame_name") if enters else names.name(proto.context_name)
+    frame_name = enters[0].op._get_attr("frame_name") if enters else names.name(proto.context_name)
     if isinstance(frame_name, bytes):
         frame_name = frame_name.decode("utf-8")
     ctx = WhileContext(frame_name, proto.parallel_iterations, proto.back_prop, proto.swap_memory)

@@ -284,4 +284,4 @@ class WhileContext(ControlFlowContext):
 
 
 def is_loop_constant_enter(op: Operation) -> bool:
-    return op.op_def.control_flow is ControlFlowKind.ENTER and bool(op.get_attr("is_constant"))
+    return op.op_def.control_flow is ControlFlowKind.ENTER and bool(op._get_attr("is_constant"))

@@ -109,6 +109,8 @@ def _switch_grad(op: Operation, false_grad: Any, true_grad: Any) -> list[Any]:
 
 # A variable read inside a cond branch is routed by a RefSwitch; its gradient is a Switch's.
 primitives.RefSwitch.gradient(_switch_grad)
+# A cond over references ends in a RefMerge; its gradient is a Merge's (TF registers the same).
+primitives.RefMerge.gradient(_merge_grad)
 
 
 @primitives.Exit.gradient
@@ -131,7 +133,7 @@ def _enter_grad(op: Operation, grad: Any) -> Any:
     if not (isinstance(ctx, WhileContext) and ctx.grad_state is not None
             and ctx.grad_state.forward_context is op._control_flow_context):
         return grad  # not building a backward loop for this frame: pass the gradient through
-    if op.get_attr("is_constant"):
+    if op._get_attr("is_constant"):
         return ctx.grad_state.add_backprop_accumulator(op, _dense(grad))
     result = primitives.exit(_dense(grad))
     ctx.loop_exits.append(result)
@@ -158,7 +160,7 @@ def _grad_source(grad: Any) -> str:
 
 def _gradient_array(op: Operation, dtype_attr: str, flow: Any, source_of: Any, element_shape: Any = None) -> Any:
     """The gradient TensorArray of the array `op` works on (its handle is op.inputs[0])."""
-    forward = TensorArray(op.get_attr(dtype_attr), handle=op.inputs[0], flow=flow,
+    forward = TensorArray(op._get_attr(dtype_attr), handle=op.inputs[0], flow=flow,
                                  element_shape=element_shape)
     return forward.grad(source=_grad_source(source_of), flow=flow)
 
@@ -166,7 +168,7 @@ def _gradient_array(op: Operation, dtype_attr: str, flow: Any, source_of: Any, e
 def _reading_grad(op: Operation, grad: Any, put: Any) -> list[Any]:
     """Read and gather: the gradient is put into the gradient array where the values came from
     (op.inputs: handle, index or indices, flow)."""
-    g = _gradient_array(op, "dtype", op.inputs[2], grad, op.get_attr("element_shape"))
+    g = _gradient_array(op, "dtype", op.inputs[2], grad, op._get_attr("element_shape"))
     return [None, None, put(g, op.inputs[1], _dense(grad)).flow]
 
 

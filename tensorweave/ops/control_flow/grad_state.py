@@ -179,7 +179,7 @@ class GradLoopState:
             # A constant inside the forward frame (TF's graphs keep them there): made again; the
             # backward loop hoists it (WhileContext.add_op), so it enters as an invariant.
             with in_context(self.grad_context):
-                real = constant(op.get_attr("value"), dtype=value.dtype.base_dtype)
+                real = constant(op._get_attr("value"), dtype=value.dtype.base_dtype)
             real = self.grad_context.add_value(real)
         else:
             real = self.add_backprop_accumulated_value(self.add_forward_accumulator(value), value)

@@ -34,6 +34,11 @@ RefSwitch = define_op("RefSwitch", inputs=["data: Ref(T)", "pred: bool"],
 Merge = define_op("Merge", inputs=["inputs: N * T"], outputs=["output: T", "value_index: int32"],
                   attrs=["T: type", "N: int >= 1"], shape_fn=_merge_shape, control_flow=ControlFlowKind.MERGE,
                   forwards_input=True)
+# A Merge of references (a cond whose branches both return a variable's assign): TF's cond builds
+# it so the result is itself a reference, fetched as the variable's value.
+RefMerge = define_op("RefMerge", inputs=["inputs: N * Ref(T)"], outputs=["output: Ref(T)", "value_index: int32"],
+                     attrs=["T: type", "N: int >= 1"], shape_fn=_merge_shape,
+                     control_flow=ControlFlowKind.MERGE, forwards_input=True)
 Enter = define_op("Enter", inputs=["data: T"], outputs=["output: T"],
                   attrs=["T: type", "frame_name: string", "is_constant: bool = false",
                          "parallel_iterations: int = 10"],
@@ -61,8 +66,11 @@ def switch(data: Any, pred: Any, name: Optional[str] = None) -> Any:
 
 
 def merge(inputs: Any, name: Optional[str] = None) -> Any:
-    """Forwards the first live input; returns (output, value_index)."""
-    return apply_op(Merge, name=name, inputs=list(inputs))
+    """Forwards the first live input; returns (output, value_index). All inputs references:
+    a RefMerge, whose output is a reference too (as TF)."""
+    inputs = list(inputs)
+    all_refs = bool(inputs) and all(getattr(getattr(t, "dtype", None), "is_ref_dtype", False) for t in inputs)
+    return apply_op(RefMerge if all_refs else Merge, name=name, inputs=inputs)
 
 
 def enter(data: Any, frame_name: str, is_constant: bool = False, parallel_iterations: int = 10,

@@ -165,7 +165,7 @@ def _write_kernel(ctx: KernelContext) -> Any:
 
 
 def _element_shape_of(op: Operation) -> TensorShape:
-    return op.get_attr("element_shape") if "element_shape" in op.node_attrs else unknown_shape()
+    return op._get_attr("element_shape") if "element_shape" in op.node_attrs else unknown_shape()
 
 
 TensorArrayReadV3 = define_op("TensorArrayReadV3", inputs=["handle: resource", "index: int32", "flow_in: float"],
@@ -230,7 +230,7 @@ TensorArrayConcatV3 = define_op("TensorArrayConcatV3", inputs=["handle: resource
                                 outputs=["value: dtype", "lengths: int64"],
                                 attrs=["dtype: type", "element_shape_except0: shape = None"],
                                 shape_fn=lambda op: [TensorShape([None]).concatenate(
-                                    op.get_attr("element_shape_except0")) if op.get_attr(
+                                    op._get_attr("element_shape_except0")) if op._get_attr(
                                     "element_shape_except0").ndims is not None else unknown_shape(),
                                     TensorShape([None])], is_stateful=True)
 

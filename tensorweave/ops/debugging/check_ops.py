@@ -1,7 +1,7 @@
 """Run-time checks: `tf.assert_equal`, `assert_less`, `assert_positive`, `assert_rank`, ...
 (built on the Assert op, and failing already at graph construction when both sides are
-constants and the check fails, as TF1 does), `assert_type`, and `tf.verify_tensor_all_finite`
-(on the CheckNumerics op of debugging/numerics.py)."""
+constants and the check fails, as TF1 does), `assert_type`, and `tf.verify_tensor_all_finite` and
+`tf.add_check_numerics_ops` (on the CheckNumerics op of debugging/numerics.py)."""
 from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence
@@ -11,10 +11,10 @@ import numpy as np
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import errors
 from tensorweave.framework import tensor_util
-from tensorweave.framework.graph import control_dependencies, name_scope, Tensor
+from tensorweave.framework.graph import control_dependencies, get_default_graph, name_scope, Tensor
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops.array.shaping import identity, rank as rank_of, shape as shape_of
-from tensorweave.ops.control_flow.grouping import no_op
+from tensorweave.ops.control_flow.grouping import group, no_op
 from tensorweave.ops.debugging.logging_ops import Assert
 from tensorweave.ops.debugging.numerics import check_numerics
 from tensorweave.ops.math.cast import cast
@@ -23,7 +23,8 @@ from tensorweave.ops.math.reduction import reduce_all
 
 __all__ = ["assert_equal", "assert_none_equal", "assert_less", "assert_less_equal", "assert_greater",
            "assert_greater_equal", "assert_positive", "assert_negative", "assert_non_negative",
-           "assert_non_positive", "assert_rank", "assert_type", "check_numerics", "verify_tensor_all_finite"]
+           "assert_non_positive", "assert_rank", "assert_type", "check_numerics", "verify_tensor_all_finite",
+           "add_check_numerics_ops"]
 
 
 def _prefix(message: Optional[str]) -> str:
@@ -183,3 +184,25 @@ def verify_tensor_all_finite(t: Any = None, msg: Optional[str] = None, name: Opt
         t = convert_to_tensor(t, name="x")
         with control_dependencies([check_numerics(t, message=msg)]):
             return identity(t, name="control_dependency")
+
+
+_CHECKED_DTYPES = (_dtypes.float16, _dtypes.float32, _dtypes.float64)  # as TF: not bfloat16, not refs
+
+
+def add_check_numerics_ops() -> Any:
+    """A CheckNumerics op on every half, float and double output of every op in the default graph,
+    and a `group` op depending on them. The checks are chained by control dependencies in graph
+    order, so an op's inputs are checked before its outputs (the first NaN or Inf is the one
+    reported). Raises ValueError if such an op is inside `tf.cond` or `tf.while_loop`, as TF."""
+    checks: list[Any] = []
+    # get_operations() lists ops in creation order, so producers come before their consumers.
+    for op in get_default_graph().get_operations():
+        for output in op.outputs:
+            if output.dtype not in _CHECKED_DTYPES:
+                continue
+            if op._control_flow_context is not None:
+                raise ValueError("`tf.add_check_numerics_ops() is not compatible with TensorFlow "
+                                 "control flow operations such as `tf.cond()` or `tf.while_loop()`.")
+            with control_dependencies(checks):
+                checks = [check_numerics(output, message=f"{op.name}:{output.value_index}")]
+    return group(*checks)

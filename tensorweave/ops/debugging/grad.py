@@ -12,7 +12,7 @@ from tensorweave.ops.debugging.numerics import CheckNumerics, check_numerics
 def _check_numerics_grad(op: Operation, grad: Any) -> Any:
     """The gradient passes through, itself checked for NaN and Inf."""
     return check_numerics(grad, "Not a number (NaN) or infinity (Inf) values detected in gradient. "
-                          + op.get_attr("message"))
+                          + op._get_attr("message"))
 
 
 @PrintOp.gradient

@@ -41,7 +41,7 @@ def _nms_shape(op: Operation) -> list[TensorShape]:
     for extra in op.inputs[2:]:
         with_rank(op, extra.shape, 0)
     length: Any = None
-    if "pad_to_max_output_size" in op.op_def.attrs and op.get_attr("pad_to_max_output_size"):
+    if "pad_to_max_output_size" in op.op_def.attrs and op._get_attr("pad_to_max_output_size"):
         length = tensor_util.constant_value(op.inputs[2])
         length = None if length is None else int(length)
     shapes = [TensorShape([length])] * (len(op.outputs) - (1 if op.type in ("NonMaxSuppressionV4",
@@ -238,7 +238,7 @@ def _combined_nms_shape(op: Operation) -> list[TensorShape]:
         with_rank(op, extra.shape, 0)
     per_class, total = tensor_util.constant_value(op.inputs[2]), tensor_util.constant_value(op.inputs[3])
     size: Any = None if total is None else int(total)
-    if op.get_attr("pad_per_class"):
+    if op._get_attr("pad_per_class"):
         classes = scores.dims[2].value
         size = None if None in (size, per_class, classes) else min(size, int(per_class) * classes)
     batch = boxes.dims[0].merge_with(scores.dims[0])

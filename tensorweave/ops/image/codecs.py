@@ -36,10 +36,10 @@ __all__ = ["decode_png", "decode_jpeg", "decode_and_crop_jpeg", "extract_jpeg_sh
 # ---------------------------------------------------------------------------------------------
 def _decoded_shape(op: Operation) -> list[TensorShape]:
     with_rank(op, op.inputs[0].shape, 0)
-    channels = op.get_attr("channels") if "channels" in op.op_def.attrs else 3
+    channels = op._get_attr("channels") if "channels" in op.op_def.attrs else 3
     if op.type == "DecodeGif":
         return [TensorShape([None, None, None, 3])]
-    if op.type == "DecodeImage" and op.get_attr("expand_animations"):
+    if op.type == "DecodeImage" and op._get_attr("expand_animations"):
         return [unknown_shape()]
     return [TensorShape([None, None, channels or None])]
 

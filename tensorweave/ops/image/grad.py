@@ -13,7 +13,7 @@ from tensorweave.ops.image import color, crop_resize, resize
 
 
 def _flags(op: Operation) -> dict[str, Any]:
-    return {"align_corners": op.get_attr("align_corners"), "half_pixel_centers": op.get_attr("half_pixel_centers")}
+    return {"align_corners": op._get_attr("align_corners"), "half_pixel_centers": op._get_attr("half_pixel_centers")}
 
 
 @resize.ResizeBilinear.gradient
@@ -82,6 +82,6 @@ def _crop_and_resize_grad(op: Operation, grad: Any) -> list[Any]:
     if image.dtype.is_floating:
         size = image.shape.as_list() if image.shape.is_fully_defined() else array_ops.shape(image)
         grad_image = apply_op(crop_resize.CropAndResizeGradImage, grads=grad, boxes=boxes, box_ind=box_ind,
-                              image_size=size, T=image.dtype, method=op.get_attr("method"))
+                              image_size=size, T=image.dtype, method=op._get_attr("method"))
     grad_boxes = apply_op(crop_resize.CropAndResizeGradBoxes, grads=grad, image=image, boxes=boxes, box_ind=box_ind)
     return [grad_image, grad_boxes, None, None]

@@ -84,7 +84,7 @@ def _save_tensors(prefix: str, names: Sequence[str], specs: Sequence[str], tenso
 # SaveV2 / RestoreV2 / MergeV2Checkpoints
 # ---------------------------------------------------------------------------------------------
 def _save_v2_shape(op: Operation) -> list[TensorShape]:
-    n = len(op.get_attr("dtypes"))
+    n = len(op._get_attr("dtypes"))
     _shape_check(op, [0], 0, "prefix")
     _shape_check(op, [1, 2], 1, "tensor_names / shape_and_slices")
     _vector_length_check(op, [1, 2], n)
@@ -186,9 +186,9 @@ def _merge_kernel(ctx: KernelContext) -> Callable[..., Any]:
 def _save_shape(op: Operation) -> list[TensorShape]:
     _shape_check(op, [0], 0, "filename")
     _shape_check(op, [1], 1, "tensor_names")
-    _vector_length_check(op, [1], len(op.get_attr("T")))
+    _vector_length_check(op, [1], len(op._get_attr("T")))
     if op.type == "SaveSlices":
-        _vector_length_check(op, [2], len(op.get_attr("T")))
+        _vector_length_check(op, [2], len(op._get_attr("T")))
     return []
 
 

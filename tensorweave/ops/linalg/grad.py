@@ -22,7 +22,7 @@ from tensorweave.ops.math.math_impl import conj
 @MatMul.gradient(dense_grad=True)
 def _matmul_grad(op: Operation, grad: Tensor) -> list[Any]:
     """The four transposition cases; complex inputs enter conjugated (adjoint, not transpose)."""
-    ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
+    ta, tb = op._get_attr("transpose_a"), op._get_attr("transpose_b")
     a, b = conj(op.inputs[0]), conj(op.inputs[1])
     if not ta and not tb:
         return [matmul(grad, b, transpose_b=True), matmul(a, grad, transpose_a=True)]
@@ -38,7 +38,7 @@ def _matmul_grad(op: Operation, grad: Tensor) -> list[Any]:
 # (with the input's own matrix dims) and tf.gradients sums it down to the input's shape.
 @BatchMatMulV2.gradient(dense_grad=True, broadcasts=True)
 def _batch_matmul_grad(op: Operation, grad: Tensor) -> list[Any]:
-    adj_x, adj_y = op.get_attr("adj_x"), op.get_attr("adj_y")
+    adj_x, adj_y = op._get_attr("adj_x"), op._get_attr("adj_y")
     x, y = op.inputs[0], op.inputs[1]
     if not adj_x and not adj_y:
         return [matmul(grad, y, adjoint_b=True), matmul(x, grad, adjoint_a=True)]
@@ -55,7 +55,7 @@ def _matrix_inverse_grad(op: Operation, grad: Tensor) -> list[Any]:
     adjointed once more when the op inverted the adjoint."""
     c = op.outputs[0]
     result = -matmul(c, matmul(grad, c, adjoint_b=True), adjoint_a=True)
-    return [matrix_transpose(result, conjugate=True) if op.get_attr("adjoint") else result]
+    return [matrix_transpose(result, conjugate=True) if op._get_attr("adjoint") else result]
 
 
 @MatrixDeterminant.gradient(dense_grad=True)
@@ -96,7 +96,7 @@ def _cholesky_grad(op: Operation, grad: Tensor) -> list[Any]:
 def _matrix_solve_grad(op: Operation, grad: Tensor) -> list[Any]:
     """X = A^-1 B: grad_B = A^-H G, grad_A = -grad_B X^H (adjointed when the op solved with A^H)."""
     a, c = op.inputs[0], op.outputs[0]
-    adjoint = op.get_attr("adjoint")
+    adjoint = op._get_attr("adjoint")
     grad_b = matrix_solve(a, grad, adjoint=not adjoint)
     if adjoint:
         grad_a = -matmul(c, grad_b, adjoint_b=True)

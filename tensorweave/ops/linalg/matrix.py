@@ -66,7 +66,7 @@ def _square_matrices_shape(op: Operation) -> TensorShape:
 def _matmul_shape(op: Operation) -> list[TensorShape]:
     a = with_rank(op, op.inputs[0].shape, 2)
     b = with_rank(op, op.inputs[1].shape, 2)
-    ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
+    ta, tb = op._get_attr("transpose_a"), op._get_attr("transpose_b")
     rows, inner_a = (a[1], a[0]) if ta else (a[0], a[1])
     inner_b, cols = (b[1], b[0]) if tb else (b[0], b[1])
     merge_dims(op, inner_a, inner_b)
@@ -161,7 +161,7 @@ def _split_large(whole: Callable[..., Any], split: MatMulSplitter, ta: bool, tb:
 def _batch_matmul_shape(op: Operation) -> list[TensorShape]:
     a = with_rank_at_least(op, op.inputs[0].shape, 2)
     b = with_rank_at_least(op, op.inputs[1].shape, 2)
-    adj_x, adj_y = op.get_attr("adj_x"), op.get_attr("adj_y")
+    adj_x, adj_y = op._get_attr("adj_x"), op._get_attr("adj_y")
     rows = a[-1] if adj_x else a[-2]
     cols = b[-2] if adj_y else b[-1]
     merge_dims(op, a[-2] if adj_x else a[-1], b[-1] if adj_y else b[-2])

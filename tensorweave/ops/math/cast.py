@@ -64,7 +64,7 @@ def _cast_constant_value(t: Tensor) -> Optional[np.ndarray]:
     if value is None:
         return None
     with np.errstate(all="ignore"):
-        return np.array(_cast_fn(t.op.get_attr("SrcT"), t.op.get_attr("DstT"), np)(np.asarray(value)))
+        return np.array(_cast_fn(t.op._get_attr("SrcT"), t.op._get_attr("DstT"), np)(np.asarray(value)))
 
 
 

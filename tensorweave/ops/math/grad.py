@@ -292,8 +292,8 @@ def _to_kept_dims(op: Operation, tensors: list[Any]) -> tuple[Any, bool, list[An
         input_shape, kept = static
     else:
         input_shape = array_ops.shape(op.inputs[0])
-        kept = None if op.get_attr("keep_dims") else reduced_shape(input_shape, op.inputs[1])
-    if not op.get_attr("keep_dims"):
+        kept = None if op._get_attr("keep_dims") else reduced_shape(input_shape, op.inputs[1])
+    if not op._get_attr("keep_dims"):
         tensors = [array_ops.reshape(t, kept) for t in tensors]
     return input_shape, static is not None and static[0] == static[1], tensors
 
@@ -320,7 +320,7 @@ def _mean_grad(op: Operation, grad: Tensor) -> list[Any]:
         factor = m.floordiv(array_ops.size(op.inputs[0]),
                             m.maximum(array_ops.size(op.outputs[0]), 1))
         factor = m.cast(factor, dtype)
-    return [m.realdiv(sum_grad, factor), None]
+    return [m.realdiv(sum_grad, factor, name="truediv"), None]  # TF's name (tf.truediv)
 
 
 @Prod.gradient(dense_grad=True)
@@ -496,15 +496,15 @@ def _unsorted_segment_prod_grad(op: Operation, grad: Tensor) -> list[Any]:
 @Cumsum.gradient(dense_grad=True)
 def _cumsum_grad(op: Operation, grad: Tensor) -> list[Any]:
     """Each input adds into every later output: the gradient is the cumulative sum the other way."""
-    return [cumsum(grad, op.inputs[1], exclusive=op.get_attr("exclusive"),
-                   reverse=not op.get_attr("reverse")), None]
+    return [cumsum(grad, op.inputs[1], exclusive=op._get_attr("exclusive"),
+                   reverse=not op._get_attr("reverse")), None]
 
 
 @Cumprod.gradient(dense_grad=True)
 def _cumprod_grad(op: Operation, grad: Tensor) -> list[Any]:
     """TF's formula, cumsum(prod * grad, reversed) / x (undefined where x is 0, as in TF)."""
     x, axis = op.inputs
-    exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
+    exclusive, reverse = op._get_attr("exclusive"), op._get_attr("reverse")
     prod = cumprod(x, axis, exclusive=exclusive, reverse=reverse)
     out = cumsum(prod * grad, axis, exclusive=exclusive, reverse=not reverse)
     return [out / x, None]

@@ -58,7 +58,7 @@ def _normalize_axes(values: Any, rank: int, error: Callable[[str], Exception]) -
 
 def _reduction_shape(op: Operation) -> list[TensorShape]:
     x = op.inputs[0].shape
-    keep = op.get_attr("keep_dims")
+    keep = op._get_attr("keep_dims")
     axes = tensor_util.constant_value(op.inputs[1])
     if axes is None or x.ndims is None:
         return [unknown_shape(x.ndims) if keep and x.ndims is not None else unknown_shape()]

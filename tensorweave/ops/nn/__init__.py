@@ -11,6 +11,9 @@ from tensorweave.ops.nn import rnn_cell
 from tensorweave.ops.nn.conv import (  # noqa: F401  (op definitions too)
     atrous_conv2d, Conv2D, conv2d, conv2d_backprop_filter, conv2d_backprop_input, conv2d_transpose,
     Conv2DBackpropFilter, Conv2DBackpropInput)
+from tensorweave.ops.nn.convolution3d import (  # noqa: F401  (op definitions too)
+    Conv3D, conv3d, conv3d_backprop_filter_v2, conv3d_backprop_input_v2, conv3d_transpose, Conv3DBackpropFilterV2,
+    Conv3DBackpropInputV2)
 from tensorweave.ops.nn.cross_entropy import (  # noqa: F401  (op definitions)
     SoftmaxCrossEntropyWithLogits, SparseSoftmaxCrossEntropyWithLogits)
 from tensorweave.ops.nn.depthwise_conv import (  # noqa: F401  (op definitions too)
@@ -33,6 +36,8 @@ from tensorweave.ops.nn.normalization import (  # noqa: F401  (op definitions to
 from tensorweave.ops.nn.pooling import (  # noqa: F401  (op definitions too)
     avg_pool, avg_pool2d, AvgPool, AvgPoolGrad, max_pool, max_pool2d, max_pool_v2, MaxPool, MaxPoolGrad,
     MaxPoolGradGrad, MaxPoolGradGradV2, MaxPoolGradV2, MaxPoolV2)
+from tensorweave.ops.nn.pooling3d import (  # noqa: F401  (op definitions too)
+    avg_pool3d, AvgPool3D, AvgPool3DGrad, max_pool3d, MaxPool3D, MaxPool3DGrad, MaxPool3DGradGrad)
 from tensorweave.ops.nn.rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_rnn
 from tensorweave.ops.nn.rnn import static_bidirectional_rnn
 from tensorweave.ops.nn.sampled_losses import nce_loss, sampled_softmax_loss
@@ -59,6 +64,8 @@ __all__ = [
     "depthwise_conv2d_native_backprop_filter", "separable_conv2d", "max_pool", "max_pool2d", "max_pool_v2",
     "avg_pool", "avg_pool2d", "embedding_lookup", "embedding_lookup_sparse", "dynamic_rnn", "static_rnn",
     "bidirectional_dynamic_rnn", "rnn_cell", "static_bidirectional_rnn", "nce_loss", "sampled_softmax_loss",
+    "conv3d", "conv3d_backprop_filter_v2", "conv3d_backprop_input_v2", "conv3d_transpose", "max_pool3d",
+    "avg_pool3d",
 ]
 __all__ += [  # issue 11 (tf.sparse and the rest of tf.nn)
     "atrous_conv2d_transpose", "crelu", "log_poisson_loss", "swish", "normalize_moments", "sufficient_statistics",

@@ -45,7 +45,7 @@ _WINDOW_NAMES = ("dilations", "explicit_paddings")
 # ---------------------------------------------------------------------------------------------
 def static_attrs(op: Operation, names: Sequence[str] = _WINDOW_NAMES) -> WindowAttrs:
     """The node's window attrs, checked at graph construction (ValueError naming the node)."""
-    return node_window_attrs(op.get_attr, op.type, lambda msg: shape_error(op, msg), names)
+    return node_window_attrs(op._get_attr, op.type, lambda msg: shape_error(op, msg), names)
 
 
 def with_rank4(op: Operation, shape: TensorShape) -> TensorShape:

@@ -21,7 +21,8 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.ops import array as array_ops, math as math_ops
 from tensorweave.ops.array.constant_op import constant
 from tensorweave.ops.linalg.linalg_impl import matmul
-from tensorweave.ops.nn import conv, cross_entropy, ctc, depthwise_conv, nn_ops, normalization, pooling
+from tensorweave.ops.nn import (
+    conv, convolution3d as conv3d, cross_entropy, ctc, depthwise_conv, nn_ops, normalization, pooling, pooling3d)
 from tensorweave.ops.nn.nn_impl import log_softmax, softmax
 from tensorweave.ops.nn.normalization import BatchNormLayout
 
@@ -46,7 +47,7 @@ _ACTIVATION_GRADS = {
 
 def _activation_grad(op: Operation, grad: Any) -> Any:
     grad_op, from_output = _ACTIVATION_GRADS[op.op_def]
-    attrs = {"alpha": op.get_attr("alpha")} if op.type == "LeakyRelu" else {}
+    attrs = {"alpha": op._get_attr("alpha")} if op.type == "LeakyRelu" else {}
     return _grad_op(grad_op, grad, op.outputs[0] if from_output else op.inputs[0], **attrs)
 
 
@@ -58,7 +59,7 @@ def _piecewise_linear_grad_grad(op: Operation, grad: Any) -> list[Any]:
     """ReluGrad, Relu6Grad, LeakyReluGrad are linear in `gradients` with a mask that is flat
     in `features`: d/dgradients = the same op on `grad`, d/dfeatures = 0."""
     x = op.inputs[1]
-    attrs = {"alpha": op.get_attr("alpha")} if op.type == "LeakyReluGrad" else {}
+    attrs = {"alpha": op._get_attr("alpha")} if op.type == "LeakyReluGrad" else {}
     return [_grad_op(op.op_def, grad, x, **attrs), array_ops.zeros_like(x)]
 
 
@@ -114,7 +115,7 @@ def _log_softmax_grad(op: Operation, grad: Any) -> Any:
 
 @nn_ops.BiasAdd.gradient(dense_grad=True)
 def _bias_add_grad(op: Operation, grad: Any) -> list[Any]:
-    return [grad, apply_op(nn_ops.BiasAddGrad, out_backprop=grad, data_format=op.get_attr("data_format"))]
+    return [grad, apply_op(nn_ops.BiasAddGrad, out_backprop=grad, data_format=op._get_attr("data_format"))]
 
 
 @nn_ops.BiasAddGrad.gradient(dense_grad=True)
@@ -122,7 +123,7 @@ def _bias_add_grad_grad(op: Operation, grad: Any) -> Any:
     """BiasAddGrad sums over all but the channel axis; its gradient broadcasts back."""
     out_backprop = op.inputs[0]
     rank = out_backprop.shape.ndims
-    if op.get_attr("data_format") == "NCHW":
+    if op._get_attr("data_format") == "NCHW":
         if rank is None:
             raise ValueError(f"The gradient of {op.name} (NCHW) needs the rank of its input")
         grad = array_ops.reshape(grad, [-1] + [1] * (rank - 2))
@@ -196,7 +197,7 @@ def _sparse_xent_grad(op: Operation, grad_loss: Any, grad_grad: Any) -> list[Any
 
 # ---------------------------------------------------------------------------------------------
 def _bn_attrs(op: Operation) -> dict[str, Any]:
-    return {k: op.get_attr(k) for k in ("epsilon", "data_format", "is_training")}
+    return {k: op._get_attr(k) for k in ("epsilon", "data_format", "is_training")}
 
 
 def _per_channel(layout: BatchNormLayout, v: Any) -> Any:
@@ -209,7 +210,7 @@ def _batch_norm_grad(op: Operation, dy: Any, d_mean: Any, d_var: Any, *_reserve:
     """Gradients of y through the grad op; of the batch_mean / batch_variance outputs (which
     TF drops) and, in inference mode, of y with respect to mean and variance, as composites."""
     x, scale, offset, mean, variance = op.inputs
-    attrs, layout = _bn_attrs(op), BatchNormLayout(op.get_attr("data_format"))
+    attrs, layout = _bn_attrs(op), BatchNormLayout(op._get_attr("data_format"))
     v3 = op.type == "FusedBatchNormV3"
     grad_op = normalization.FusedBatchNormGradV3 if v3 else normalization.FusedBatchNormGrad
     reserve = list(op.outputs[3:5]) if attrs["is_training"] else [mean, variance]
@@ -217,7 +218,7 @@ def _batch_norm_grad(op: Operation, dy: Any, d_mean: Any, d_var: Any, *_reserve:
         reserve.append(op.outputs[5])
     reserve_args = {f"reserve_space_{i + 1}": t for i, t in enumerate(reserve)}
     dx, d_scale, d_offset = apply_op(grad_op, y_backprop=dy, x=x, scale=scale, **reserve_args, **attrs)[:3]
-    factor = op.get_attr("exponential_avg_factor") if v3 else 1.0
+    factor = op._get_attr("exponential_avg_factor") if v3 else 1.0
     d_mean_in = d_var_in = None
     if not attrs["is_training"]:
         inv = math_ops.rsqrt(variance + attrs["epsilon"])
@@ -247,11 +248,11 @@ def _batch_norm_grad_grad(op: Operation, ddx: Any, dd_scale: Any, dd_offset: Any
       inference: dx = dy * scale * inv, with mean and variance the op's inputs.
     The result is the gradient of <ddx, dx> + <dd_scale, d_scale> + <dd_offset, d_offset>."""
     dy, x, scale, mean, variance = op.inputs[:5]
-    layout = BatchNormLayout(op.get_attr("data_format"))
-    epsilon, axes = op.get_attr("epsilon"), list(layout.axes)
+    layout = BatchNormLayout(op._get_attr("data_format"))
+    epsilon, axes = op._get_attr("epsilon"), list(layout.axes)
     rest = [None] * (len(op.inputs) - 5)
     s, dd_scale_b, dd_offset_b = (_per_channel(layout, t) for t in (scale, dd_scale, dd_offset))
-    if not op.get_attr("is_training"):
+    if not op._get_attr("is_training"):
         inv = math_ops.rsqrt(variance + epsilon)
         inv_b, centered = _per_channel(layout, inv), x - _per_channel(layout, mean)
         ddx_dy = math_ops.reduce_sum(ddx * dy, axes)
@@ -278,7 +279,7 @@ def _batch_norm_grad_grad(op: Operation, ddx: Any, dd_scale: Any, dd_offset: Any
 
 
 def _lrn_attrs(op: Operation) -> dict[str, Any]:
-    return {k: op.get_attr(k) for k in ("depth_radius", "bias", "alpha", "beta")}
+    return {k: op._get_attr(k) for k in ("depth_radius", "bias", "alpha", "beta")}
 
 
 @normalization.LRN.gradient(dense_grad=True)
@@ -327,7 +328,7 @@ def _register_conv_gradients(forward: OpDef, backprop_input: OpDef, backprop_fil
     their two backprop ops); every op is built with the attrs of the op being differentiated."""
 
     def attrs(op: Operation) -> dict[str, Any]:
-        return {name: op.get_attr(name) for name in attr_names}
+        return {name: op._get_attr(name) for name in attr_names}
 
     def input_grad(op: Operation, sizes_of: Any, f: Any, dy: Any) -> Any:
         return apply_op(backprop_input, input_sizes=array_ops.shape(sizes_of), filter=f, out_backprop=dy,
@@ -366,7 +367,7 @@ _register_conv_gradients(depthwise_conv.DepthwiseConv2dNative, depthwise_conv.De
 
 # ---------------------------------------------------------------------------------------------
 def _pool_attrs(op: Operation, names: Sequence[str]) -> dict[str, Any]:
-    return {name: op.get_attr(name) for name in names if name in op.op_def.attrs}
+    return {name: op._get_attr(name) for name in names if name in op.op_def.attrs}
 
 
 _V1 = ("ksize", "strides", "padding", "explicit_paddings", "data_format")
@@ -429,6 +430,76 @@ def _max_pool_grad_grad_v2_grad(op: Operation, grad: Any) -> list[Any]:
     x, y, _, ksize, strides = op.inputs
     return _zeros_for_orig(op) + [apply_op(pooling.MaxPoolGradV2, orig_input=x, orig_output=y, grad=grad,
                                            ksize=ksize, strides=strides, **_pool_attrs(op, _V2)), None, None]
+
+
+# ---------------------------------------------------------------------------------------------
+# 3-D convolution and pooling (TF's)
+# ---------------------------------------------------------------------------------------------
+def _attrs3d(op: Operation, names: Sequence[str]) -> dict[str, Any]:
+    return {name: op.get_attr(name) for name in names}
+
+
+_CONV3D = ("strides", "padding", "data_format", "dilations")
+_POOL3D = ("ksize", "strides", "padding", "data_format")
+
+
+@conv3d.Conv3D.gradient
+def _conv3d_grad(op: Operation, grad: Any) -> list[Any]:
+    x, f = op.inputs
+    attrs = _attrs3d(op, _CONV3D)
+    return [apply_op(conv3d.Conv3DBackpropInputV2, input_sizes=array_ops.shape(x), filter=f, out_backprop=grad,
+                     **attrs),
+            apply_op(conv3d.Conv3DBackpropFilterV2, input=x, filter_sizes=array_ops.shape(f), out_backprop=grad,
+                     **attrs)]
+
+
+@conv3d.Conv3DBackpropInputV2.gradient
+def _conv3d_backprop_input_grad(op: Operation, grad: Any) -> list[Any]:
+    _, f, dy = op.inputs
+    attrs = _attrs3d(op, _CONV3D)
+    return [None,
+            apply_op(conv3d.Conv3DBackpropFilterV2, input=grad, filter_sizes=array_ops.shape(f), out_backprop=dy,
+                     **attrs),
+            apply_op(conv3d.Conv3D, input=grad, filter=f, **attrs)]
+
+
+@conv3d.Conv3DBackpropFilterV2.gradient
+def _conv3d_backprop_filter_grad(op: Operation, grad: Any) -> list[Any]:
+    x, _, dy = op.inputs
+    attrs = _attrs3d(op, _CONV3D)
+    return [apply_op(conv3d.Conv3DBackpropInputV2, input_sizes=array_ops.shape(x), filter=grad, out_backprop=dy,
+                     **attrs),
+            None,
+            apply_op(conv3d.Conv3D, input=x, filter=grad, **attrs)]
+
+
+@pooling3d.MaxPool3D.gradient
+def _max_pool3d_grad(op: Operation, grad: Any) -> Any:
+    return apply_op(pooling3d.MaxPool3DGrad, orig_input=op.inputs[0], orig_output=op.outputs[0], grad=grad,
+                    **_attrs3d(op, _POOL3D))
+
+
+@pooling3d.MaxPool3DGrad.gradient
+def _max_pool3d_grad_grad(op: Operation, grad: Any) -> list[Any]:
+    return _zeros_for_orig(op) + [apply_op(pooling3d.MaxPool3DGradGrad, orig_input=op.inputs[0],
+                                           orig_output=op.inputs[1], grad=grad, **_attrs3d(op, _POOL3D))]
+
+
+@pooling3d.MaxPool3DGradGrad.gradient
+def _max_pool3d_grad_grad_grad(op: Operation, grad: Any) -> list[Any]:
+    return _zeros_for_orig(op) + [apply_op(pooling3d.MaxPool3DGrad, orig_input=op.inputs[0],
+                                           orig_output=op.inputs[1], grad=grad, **_attrs3d(op, _POOL3D))]
+
+
+@pooling3d.AvgPool3D.gradient
+def _avg_pool3d_grad(op: Operation, grad: Any) -> Any:
+    return apply_op(pooling3d.AvgPool3DGrad, orig_input_shape=array_ops.shape(op.inputs[0]), grad=grad,
+                    **_attrs3d(op, _POOL3D))
+
+
+@pooling3d.AvgPool3DGrad.gradient
+def _avg_pool3d_grad_grad(op: Operation, grad: Any) -> list[Any]:
+    return [None, apply_op(pooling3d.AvgPool3D, input=grad, **_attrs3d(op, _POOL3D))]
 
 
 @ctc.CTCLoss.gradient

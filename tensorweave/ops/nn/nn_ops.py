@@ -281,7 +281,7 @@ def _min_rank(data_format: str) -> int:
 
 def _bias_add_shape(op: Operation) -> list[TensorShape]:
     value, bias = op.inputs[0].shape, op.inputs[1].shape
-    data_format = op.get_attr("data_format")
+    data_format = op._get_attr("data_format")
     if bias.ndims is not None and bias.ndims != 1:
         raise shape_error(op, f"Shape must be rank 1 but is rank {bias.ndims}")
     if value.ndims is None:
@@ -337,7 +337,7 @@ def _bias_add_kernel(ctx: KernelContext) -> Callable:
 
 def _bias_add_grad_shape(op: Operation) -> list[TensorShape]:
     grad = op.inputs[0].shape
-    data_format = op.get_attr("data_format")
+    data_format = op._get_attr("data_format")
     if grad.ndims is None:
         return [unknown_shape(1)]
     if grad.ndims < _min_rank(data_format):

@@ -35,7 +35,7 @@ _AVG_FACTOR = "exponential_avg_factor: float = 1.0"  # V3 only
 
 
 def _channel_axis(op_or_format: Union[Operation, str]) -> int:
-    data_format = op_or_format if isinstance(op_or_format, str) else op_or_format.get_attr("data_format")
+    data_format = op_or_format if isinstance(op_or_format, str) else op_or_format._get_attr("data_format")
     return 1 if data_format == "NCHW" else 3
 
 

@@ -64,7 +64,7 @@ def _pool_output(op: Operation, attrs: WindowAttrs, x: TensorShape) -> TensorSha
 
 def _pool_shape(op: Operation) -> list[TensorShape]:
     x = with_rank4(op, op.inputs[0].shape)
-    attrs = node_window_attrs(op.get_attr, op.type, lambda m: shape_error(op, m), _names(op.op_def.attrs))
+    attrs = node_window_attrs(op._get_attr, op.type, lambda m: shape_error(op, m), _names(op.op_def.attrs))
     return [_pool_output(op, attrs, x)]
 
 
@@ -77,11 +77,11 @@ def _pool_v2_shape(op: Operation) -> list[TensorShape]:
     x = with_rank4(op, op.inputs[0].shape)
     ksize, strides = _const_list(op, 1), _const_list(op, 2)
     if ksize is None or strides is None:
-        _, _, c_axis = spatial_dims(op.get_attr("data_format"))
+        _, _, c_axis = spatial_dims(op._get_attr("data_format"))
         dims: list[Any] = [x.dims[0], None, None, None]
         dims[c_axis] = x.dims[c_axis]
         return [TensorShape(dims)]
-    attrs = window_attrs(op.type, op.get_attr("data_format"), op.get_attr("padding"), strides,
+    attrs = window_attrs(op.type, op._get_attr("data_format"), op._get_attr("padding"), strides,
                          lambda m: shape_error(op, m), ksize=ksize)
     return [_pool_output(op, attrs, x)]
 

@@ -142,7 +142,7 @@ def _handle_component_shapes(handle: Any, count: int) -> list[TensorShape]:
     """Component shapes of the queue behind `handle` when its queue op is visible."""
     op = handle.op
     if op.type in _QUEUE_OPS:
-        shapes = list(op.get_attr("shapes"))
+        shapes = list(op._get_attr("shapes"))
         if op.type == "PriorityQueueV2":
             shapes = [TensorShape([])] + (shapes or [unknown_shape()] * (count - 1))
         if len(shapes) == count:

@@ -30,8 +30,8 @@ __all__ = ["log_uniform_candidate_sampler", "compute_accidental_hits"]
 
 def _shapes(op: Operation) -> list[TensorShape]:
     true_classes = op.inputs[0].shape.with_rank(2)
-    num_sampled = op.get_attr("num_sampled")
-    return [TensorShape([num_sampled]), TensorShape([true_classes[0], op.get_attr("num_true")]),
+    num_sampled = op._get_attr("num_sampled")
+    return [TensorShape([num_sampled]), TensorShape([true_classes[0], op._get_attr("num_true")]),
             TensorShape([num_sampled])]
 
 

@@ -41,7 +41,7 @@ class CriticalSection:
         with _graph.name_scope(name, "CriticalSection", []) as scope:
             shared_name = scope if shared_name is None else shared_name  # TF's default
             self._handle = apply_op(MutexV2, name=scope, shared_name=shared_name)
-        self._signature = (self._handle.op.get_attr("container"), shared_name, None)
+        self._signature = (self._handle.op._get_attr("container"), shared_name, None)
         _graph.add_to_collections(CRITICAL_SECTIONS, self)
 
     @property

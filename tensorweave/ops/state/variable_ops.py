@@ -49,7 +49,7 @@ class VariableCell:
 VariableV2 = define_op("VariableV2", outputs=["ref: Ref(dtype)"],
                        attrs=["shape: shape", "dtype: type", "container: string = ''",
                               "shared_name: string = ''"],
-                       shape_fn=lambda op: [op.get_attr("shape")], is_stateful=True,
+                       shape_fn=lambda op: [op._get_attr("shape")], is_stateful=True,
                        persistent_output=True)
 
 
@@ -79,7 +79,7 @@ def variable_op_v2(shape: Any, dtype: Any, name: Optional[str] = None, container
 
 
 def _assign_shape(op: Operation) -> list[TensorShape]:
-    if op.get_attr("validate_shape"):
+    if op._get_attr("validate_shape"):
         return [op.inputs[0].shape.merge_with(op.inputs[1].shape)]
     return [op.inputs[1].shape]
 

@@ -76,8 +76,10 @@ class VariableScope:
         initializer = initializer if initializer is not None else self.initializer
         regularizer = regularizer if regularizer is not None else self.regularizer
         dtype = _dtypes.as_dtype(dtype if dtype is not None else self.dtype)
+        constraint = kwargs.get("constraint")
         return store.get_variable(full_name, shape, dtype, initializer, regularizer, self._reuse,
-                                  trainable, collections, kwargs.get("validate_shape", True))
+                                  trainable, collections, kwargs.get("validate_shape", True),
+                                  constraint if constraint is not None else self.constraint)
 
 
 class _VariableStore:
@@ -86,7 +88,7 @@ class _VariableStore:
 
     def get_variable(self, name: str, shape: Any, dtype: _dtypes.DType, initializer: Any, regularizer: Any,
                      reuse: Any, trainable: Optional[bool], collections: Optional[Sequence[str]],
-                     validate_shape: bool) -> Variable:
+                     validate_shape: bool, constraint: Optional[Callable] = None) -> Variable:
         shape = None if shape is None else as_shape(shape)
         if name in self.vars:
             if reuse is False or reuse is None:
@@ -126,7 +128,7 @@ class _VariableStore:
         with _graph.name_scope(None):
             variable = Variable(initial_value, trainable=trainable, collections=collections,
                                 validate_shape=validate_shape, name=name + "/",
-                                dtype=dtype)
+                                dtype=dtype, constraint=constraint)
         if shape is not None and validate_shape and not shape.is_compatible_with(variable.get_shape()):
             raise ValueError(f"Initializer shape {variable.get_shape()} does not match the requested "
                              f"shape {shape} for variable {name}")
@@ -173,7 +175,7 @@ def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: A
                  custom_getter: Any = None, constraint: Any = None, **kwargs: Any) -> Variable:
     """Gets an existing variable with these parameters or creates a new one (TF1 semantics)."""
     return get_variable_scope().get_variable(name, shape, dtype, initializer, regularizer, trainable,
-                                             collections, validate_shape=validate_shape)
+                                             collections, validate_shape=validate_shape, constraint=constraint)
 
 
 def get_local_variable(name: str, shape: Any = None, dtype: Any = None, initializer: Any = None,
@@ -222,8 +224,11 @@ def variable_scope(name_or_scope: Any, default_name: Optional[str] = None,
                 initializer if initializer is not None else base.initializer,
                 regularizer if regularizer is not None else base.regularizer,
                 caching_device or base.caching_device, partitioner or base.partitioner,
-                custom_getter or base.custom_getter, ns or "",
-                dtype if dtype is not None else base.dtype)
+                custom_getter or base.custom_getter,
+                # a scope object keeps the name scope it was first opened in, as TF's
+                name_or_scope.original_name_scope if isinstance(name_or_scope, VariableScope) else ns or "",
+                dtype if dtype is not None else base.dtype,
+                constraint=constraint if constraint is not None else base.constraint)
             _set_variable_scope(scope)
             try:
                 with _opened(full_name, isinstance(name_or_scope, VariableScope)):

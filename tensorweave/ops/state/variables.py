@@ -37,6 +37,10 @@ __all__ = ["Variable", "VariableV1", "global_variables", "local_variables", "tra
 class Variable:
     """A variable maintains state across `Session.run` calls (TF1 tf.Variable)."""
 
+    # As TF's Variable: rank above NumPy arrays so `ndarray * variable` defers to the variable's
+    # reflected operator and builds the op instead of NumPy trying to convert the variable.
+    __array_priority__ = 100
+
     def __init__(self, initial_value: Any = None, trainable: bool = True,
                  collections: Optional[Sequence[str]] = None, validate_shape: bool = True,
                  caching_device: Any = None, name: Optional[str] = None, variable_def: Any = None,

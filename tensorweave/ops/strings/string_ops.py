@@ -531,7 +531,7 @@ def regex_full_match(input: Any, pattern: Any, name: Optional[str] = None) -> An
 # StringFormat: tensors rendered into a template, in TF's numpy-like layout
 # ---------------------------------------------------------------------------------------------
 def _format_shape(op: Operation) -> list[TensorShape]:
-    template, placeholder = op.get_attr("template"), op.get_attr("placeholder")
+    template, placeholder = op._get_attr("template"), op._get_attr("placeholder")
     expected = template.count(placeholder)
     if expected != len(op.inputs):
         raise shape_error(op, f"num placeholders in template and num inputs must match: "

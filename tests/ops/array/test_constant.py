@@ -60,7 +60,7 @@ def test_constant_names_and_value_attr():
     b = tf.constant(1.0)
     c = tf.constant([1, 2], name="c")
     assert (a.op.name, b.op.name, c.op.name) == ("Const", "Const_1", "c")
-    np.testing.assert_array_equal(c.op.get_attr("value"), [1, 2])
+    np.testing.assert_array_equal(tf.make_ndarray(c.op.get_attr("value")), [1, 2])
     assert c.op.get_attr("dtype") == tf.int32
 
 
@@ -108,7 +108,7 @@ def test_constant_filled_by_one_value_stays_one_value():
     with tf.Graph().as_default() as g:
         c = tf.constant(1.5, shape=[50_000_000])
         assert c.shape.as_list() == [50_000_000]
-        value = c.op.get_attr("value")
+        value = c.op._get_attr("value")  # as held: not TF's TensorProto
         assert value.strides == (0,) and not value.flags.writeable  # a broadcast view of one value
         assert g.as_graph_def().ByteSize() < 200
         node = g.as_graph_def().node[0].attr["value"].tensor
@@ -141,7 +141,7 @@ def test_repeated_values_beyond_the_deferred_size_are_built_by_the_kernel(monkey
     monkeypatch.setattr(tensor_proto, "DEFERRED_BYTES", 8)
     with tf.Graph().as_default():
         c = tf.constant([1, 2], shape=[2, 3])
-        assert isinstance(c.op.get_attr("value"), tensor_proto.DeferredTensor)
+        assert isinstance(c.op._get_attr("value"), tensor_proto.DeferredTensor)
         assert c.shape.as_list() == [2, 3] and tf.get_static_value(c) is None
         with tf.Session() as sess:
             np.testing.assert_array_equal(sess.run(c), [[1, 2, 2], [2, 2, 2]])

@@ -224,7 +224,7 @@ def test_pad_constant():
 @pytest.mark.parametrize("mode", ["REFLECT", "SYMMETRIC", "reflect"])
 def test_pad_mirror(mode):
     y = tf.pad(tf.constant(X), PADS, mode)
-    assert y.op.type == "MirrorPad" and y.op.get_attr("mode") == mode.upper()
+    assert y.op.type == "MirrorPad" and y.op.get_attr("mode") == mode.upper().encode()
     check_op(y, np.pad(X, PADS, mode=mode.lower()))
 
 

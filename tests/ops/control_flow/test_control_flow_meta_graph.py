@@ -164,7 +164,7 @@ def test_a_loop_imported_twice_under_two_scopes_runs_in_two_frames():
         tf.import_graph_def(graph_def, name="a")
         tf.import_graph_def(graph_def, name="b")
         frames = {op.get_attr("frame_name") for op in g.get_operations() if op.type == "Enter"}
-        assert len(frames) == 2 and all(f.startswith(("a/", "b/")) for f in frames)
+        assert len(frames) == 2 and all(f.startswith((b"a/", b"b/")) for f in frames)
         with tf.Session() as sess:
             out = sess.run(["a/out:0", "b/out:0"], {"a/start:0": 0, "b/start:0": 5})
         assert out == [10, 10]

@@ -109,6 +109,6 @@ def test_check_numerics_and_verify_finite():
     grad_checks = [op for op in tf.get_default_graph().get_operations()
                    if op.type == "CheckNumerics" and op.name.startswith("gradients")]
     assert [op.get_attr("message") for op in grad_checks] == [
-        "Not a number (NaN) or infinity (Inf) values detected in gradient. fwd"]
+        b"Not a number (NaN) or infinity (Inf) values detected in gradient. fwd"]
     with tf.Session() as sess:
         np.testing.assert_allclose(sess.run(g, {z: [1.0, 2.0]}), [2.0, 2.0])

@@ -81,7 +81,7 @@ def test_string_format_fed_tensor_and_graph_attrs():
     x = tf.placeholder(tf.float32, [None])
     out = tf.strings.format("v: {}", x, summarize=1, name="fmt")
     assert out.op.type == "StringFormat" and out.op.name == "fmt"
-    assert out.op.get_attr("T") == [tf.float32] and out.op.get_attr("placeholder") == "{}"
+    assert out.op.get_attr("T") == [tf.float32] and out.op.get_attr("placeholder") == b"{}"
     check_op(out, b"v: [1e-07 ... 3.25e+10]", {x: np.float32([1e-7, 2, 3.25e10])})
 
 
@@ -148,7 +148,7 @@ def test_print_graph_structure_and_control_dependency(capfd):
     op = tf.print("n", t, name="myprint")
     assert op.type == "PrintV2" and op.name == "myprint" and op.outputs == []
     assert op.inputs[0].op.name == "myprint_format" and op.inputs[0].op.type == "StringFormat"
-    assert op.get_attr("output_stream") == "stderr" and op.get_attr("end") == "\n"
+    assert op.get_attr("output_stream") == b"stderr" and op.get_attr("end") == b"\n"
     # the placeholder avoids text already in the template: '{}' grows seeded digits
     assert tf.print("x{}y", t).inputs[0].op.get_attr("placeholder") != "{}"
     x = tf.placeholder(tf.float32, [None, 3])
@@ -164,13 +164,13 @@ def test_print_graph_structure_and_control_dependency(capfd):
 def test_print_to_file_and_log(tmp_path, capfd):
     path = tmp_path / "printed.txt"
     op = tf.print("hi", tf.constant([1.5, 2.0]), output_stream=f"file://{path}", end="!")
-    assert op.get_attr("output_stream") == f"file://{path}"
+    assert op.get_attr("output_stream") == f"file://{path}".encode()
     with tf.Session() as sess:
         sess.run(op)
         sess.run(op)  # TF appends
     assert path.read_text() == "hi [1.5 2]!hi [1.5 2]!"
-    assert tf.print("x", output_stream=logging.INFO).get_attr("output_stream") == "log(info)"
-    assert tf.print("x", output_stream=logging.WARN).get_attr("output_stream") == "log(warning)"
+    assert tf.print("x", output_stream=logging.INFO).get_attr("output_stream") == b"log(info)"
+    assert tf.print("x", output_stream=logging.WARN).get_attr("output_stream") == b"log(warning)"
     _run(tf.print("w", tf.constant(3), output_stream=logging.ERROR))
     _, err = capfd.readouterr()
     assert err.startswith("E") and err.endswith("] w 3\n\n")  # glog line: message + end + newline

@@ -132,7 +132,7 @@ def test_argmax_argmin():
     a = np.array([[1, 3, 3], [4, 2, 0]], np.float32)
     out = tf.argmax(a)
     assert (out.op.type, out.op.name, out.dtype) == ("ArgMax", "ArgMax", tf.int64)
-    assert out.op.inputs[1].op.get_attr("value") == 0  # TF1's default axis
+    assert tf.make_ndarray(out.op.inputs[1].op.get_attr("value")) == 0  # TF1's default axis
     check_op(out, np.array([1, 0, 0], np.int64))
     check_op(tf.argmax(a, 1), np.array([1, 0], np.int64))  # first of tied maxima
     check_op(tf.argmin(a, axis=-1), np.array([0, 2], np.int64))

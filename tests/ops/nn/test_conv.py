@@ -123,7 +123,7 @@ def test_conv2d_matches_direct_loops(xs, fs, strides, padding, dilations):
 def test_conv2d_explicit_padding():
     x, w = rand(2, 6, 5, 3), rand(3, 2, 3, 4, seed=1)
     y = tf.nn.conv2d(x, w, [1, 2, 1, 1], [[0, 0], [2, 1], [0, 3], [0, 0]])
-    assert y.op.get_attr("padding") == "EXPLICIT"
+    assert y.op.get_attr("padding") == b"EXPLICIT"
     assert y.op.get_attr("explicit_paddings") == [0, 0, 2, 1, 0, 3, 0, 0]
     check_op(y, ref_conv2d(x, w, (2, 1), ((2, 1), (0, 3))), rtol=1e-5, atol=1e-5)
 

@@ -131,7 +131,7 @@ def test_embedding_lookup_on_a_variable_colocates_the_gather():
     out = embedding_ops.embedding_lookup(table, [2, 5], name="emb")
     gather = out.op.inputs[0].op
     assert (out.op.type, gather.type, gather.name) == ("Identity", "GatherV2", "emb")
-    assert gather.colocation_groups() == ["loc:@table"]
+    assert gather.colocation_groups() == [b"loc:@table"]
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         np.testing.assert_array_equal(sess.run(out), TABLE[[2, 5]])
@@ -181,7 +181,7 @@ def test_sharded_lookup_uses_partition_gather_per_shard_and_stitch():
     out = embedding_ops.embedding_lookup(shards, [1, 2, 3])
     graph = tf.get_default_graph()
     gathers = [op for op in graph.get_operations() if op.type == "GatherV2"]
-    assert sorted(g.colocation_groups()[0] for g in gathers) == ["loc:@shard0", "loc:@shard1", "loc:@shard2"]
+    assert sorted(g.colocation_groups()[0] for g in gathers) == [b"loc:@shard0", b"loc:@shard1", b"loc:@shard2"]
     assert out.op.type == "ParallelDynamicStitch"
     assert sum(op.type == "DynamicPartition" for op in graph.get_operations()) == 2
     with tf.Session() as sess:

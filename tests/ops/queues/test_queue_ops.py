@@ -617,7 +617,7 @@ def test_shared_name_is_shared_within_a_session_never_between_local_sessions():
 
 def test_shared_name_variable_is_per_session():
     v = tf.get_variable("shared_v", initializer=2.0)
-    assert v.op.get_attr("shared_name") in ("", "shared_v")
+    assert v.op.get_attr("shared_name") in (b"", b"shared_v")
     with tf.Session() as first, tf.Session() as second:
         first.run(v.initializer)
         with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value shared_v"):
@@ -655,7 +655,7 @@ def test_variables_without_shared_name_stay_with_their_session():
 def test_container_reset_gives_a_fresh_queue():
     with tf.container("queues"):
         q = tf.FIFOQueue(5, tf.int32, shapes=[[]])
-    assert q.queue_ref.op.get_attr("container") == "queues"
+    assert q.queue_ref.op.get_attr("container") == b"queues"
     with tf.Session() as sess:
         sess.run(q.enqueue_many([[1, 2]]))
         blocked = Background(sess.run, q.dequeue_many(5))

@@ -191,7 +191,7 @@ def test_tf_record_reader(tmp_path, compression):
     options = tf.python_io.TFRecordOptions(compression) if compression else None
     path = _tf_records(tmp_path / "r.tfrecord", records, options)
     reader = tf.TFRecordReader(options=options)
-    assert reader.reader_ref.op.get_attr("compression_type") == (compression or "")
+    assert reader.reader_ref.op.get_attr("compression_type") == (compression or "").encode()
     with tf.Session() as sess:
         q = _file_queue(sess, [path, path])
         got = _read_all(sess, reader.read(q))

@@ -80,7 +80,7 @@ def test_without_the_mutex_updates_are_lost():
 def test_execute_graph_structure_and_outputs():
     cs = tf.CriticalSection(name="cs")
     assert cs.name == "cs" and cs._handle.op.type == "MutexV2"
-    assert cs._handle.op.get_attr("shared_name") == "cs/"
+    assert cs._handle.op.get_attr("shared_name") == b"cs/"
     x = tf.placeholder(tf.float32, [2])
     out = cs.execute(lambda: (x * 2.0, {"s": tf.reduce_sum(x)}))
     graph = tf.get_default_graph()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from tensorweave._api import tf1_names
+from tensorweave._names import tf1_names
 
 _sets: dict[str, frozenset[str]] = {}
 

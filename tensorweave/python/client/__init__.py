@@ -1,0 +1,1 @@
+"""`tensorflow.python.client`: the modules programs import by that path (`timeline`)."""
