@@ -18,7 +18,7 @@ from tensorweave.ops.nn import (  # noqa: F401,E402
     depthwise_conv2d_native_backprop_filter as depthwise_conv2d_backprop_filter,
     depthwise_conv2d_native_backprop_input as depthwise_conv2d_backprop_input)
 from tensorweave.ops.nn import (  # noqa: F401
-    avg_pool3d, conv3d, conv3d_backprop_filter_v2, conv3d_backprop_input_v2, conv3d_transpose, max_pool3d)
+    avg_pool3d, conv3d, conv3d_backprop_filter_v2, conv3d_transpose, max_pool3d)
 from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("nn", __name__)
 from tensorweave.ops.nn import (  # noqa: F401,E402

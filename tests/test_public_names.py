@@ -22,6 +22,7 @@ TENSORWEAVE_ONLY = {
         "Initializer": "the base class of the initializers (TF: tf.keras.initializers.Initializer)",
         "VariableV1": "TF 1.x's Variable class under its TF 2 name (tf.Variable is the same class)",
         "contrib": "TF 1.15's tf.contrib, which TF 2 (the name list's source) no longer has",
+        "RegisterStatistics": "TF 1.x's FLOP-count registration (ops.RegisterStatistics), named by issue 12",
     },
     "train": {
         "BaseSaverBuilder": "the saver's builder, public in TF 1.x's tf.train.Saver(builder=...)",

@@ -10,3 +10,5 @@ from tensorweave.layers.normalization import batch_normalization, BatchNormaliza
 from tensorweave.layers.pooling import (  # noqa: F401
     average_pooling1d, average_pooling2d, average_pooling3d, AveragePooling1D, AveragePooling2D,
     AveragePooling3D, max_pooling1d, max_pooling2d, max_pooling3d, MaxPooling1D, MaxPooling2D, MaxPooling3D)
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("layers", __name__)

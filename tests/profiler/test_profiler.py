@@ -5,6 +5,7 @@ import pytest
 
 import tensorweave as tf
 from tensorweave.framework.op_stats import OpStats, get_stats_for_node_def
+from tensorweave.profiler.model_analyzer import ALL_ADVICE
 from tensorboard.compat.proto import tfprof_log_pb2
 from tests.profiler.test_profile_vs_tf import small_model
 
@@ -112,7 +113,7 @@ def test_graph_view_hangs_variables_under_their_consumers(traced):
 def test_advise(traced, capsys):
     g, metas = traced
     advice = tf.profiler.advise(g, run_meta=metas[0])
-    assert set(advice.checkers) == set(tf.profiler.ALL_ADVICE)
+    assert set(advice.checkers) == set(ALL_ADVICE)
     top = advice.checkers["ExpensiveOperationChecker"].reports
     assert len(top) == 3 and top[0].startswith("top 1 operation type: ")
     assert "CPU" in advice.checkers["AcceleratorUtilizationChecker"].reports[0]

@@ -67,12 +67,12 @@ def with_rank5(op: Operation, shape: TensorShape) -> TensorShape:
 def static_window_shape(op: Operation, x: TensorShape, window: tuple[Dimension, ...], out_c: Dimension,
                         dilations: tuple[int, int, int] = (1, 1, 1)) -> TensorShape:
     """The output shape of a 3-D window op on input shape `x` (op attrs give strides, padding)."""
-    fmt = op.get_attr("data_format")
-    strides = spatial_of(op.get_attr("strides"), fmt)
+    fmt = op._get_attr("data_format")
+    strides = spatial_of(op._get_attr("strides"), fmt)
     dims = x.dims
     spatial_in = dims[2:5] if fmt == "NCDHW" else dims[1:4]
     try:
-        out = [static_window_output(s, k, st, d, op.get_attr("padding"))
+        out = [static_window_output(s, k, st, d, op._get_attr("padding"))
                for s, k, st, d in zip(spatial_in, window, strides, dilations)]
     except ValueError as e:
         raise shape_error(op, str(e)) from None
@@ -80,20 +80,20 @@ def static_window_shape(op: Operation, x: TensorShape, window: tuple[Dimension, 
 
 
 def _conv3d_shape(op: Operation) -> list[TensorShape]:
-    check_lists(op.get_attr, ("strides", "dilations"), lambda m: shape_error(op, m))
+    check_lists(op._get_attr, ("strides", "dilations"), lambda m: shape_error(op, m))
     x, f = with_rank5(op, op.inputs[0].shape), with_rank5(op, op.inputs[1].shape)
-    fmt = op.get_attr("data_format")
+    fmt = op._get_attr("data_format")
     in_c = x.dims[1] if fmt == "NCDHW" else x.dims[4]
     if in_c.value is not None and f.dims[3].value is not None and in_c.value != f.dims[3].value:
         raise shape_error(op, f"Input depth {in_c.value} does not match the filter's input depth "
                               f"{f.dims[3].value}")
     return [static_window_shape(op, x, tuple(f.dims[:3]), f.dims[4],
-                                spatial_of(op.get_attr("dilations"), fmt))]
+                                spatial_of(op._get_attr("dilations"), fmt))]
 
 
 def _sizes_shape(index: int) -> Callable[[Operation], list[TensorShape]]:
     def shape_fn(op: Operation) -> list[TensorShape]:
-        check_lists(op.get_attr, ("strides", "dilations"), lambda m: shape_error(op, m))
+        check_lists(op._get_attr, ("strides", "dilations"), lambda m: shape_error(op, m))
         shape = tensor_util.constant_value_as_shape(op.inputs[index])
         if shape.ndims is not None and shape.ndims != 5:
             raise shape_error(op, f"{op.op_def.inputs[index].name} must have 5 elements, got {shape.ndims}")

@@ -436,7 +436,7 @@ def _max_pool_grad_grad_v2_grad(op: Operation, grad: Any) -> list[Any]:
 # 3-D convolution and pooling (TF's)
 # ---------------------------------------------------------------------------------------------
 def _attrs3d(op: Operation, names: Sequence[str]) -> dict[str, Any]:
-    return {name: op.get_attr(name) for name in names}
+    return {name: op._get_attr(name) for name in names}
 
 
 _CONV3D = ("strides", "padding", "data_format", "dilations")

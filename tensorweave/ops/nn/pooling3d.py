@@ -33,10 +33,10 @@ _T = "T: {float16, float32, float64}"
 
 
 def _pool3d_shape(op: Operation) -> list[TensorShape]:
-    check_lists(op.get_attr, ("ksize", "strides"), lambda m: shape_error(op, m))
+    check_lists(op._get_attr, ("ksize", "strides"), lambda m: shape_error(op, m))
     x = with_rank5(op, op.inputs[0].shape)
-    fmt = op.get_attr("data_format")
-    window = tuple(Dimension(k) for k in spatial_of(op.get_attr("ksize"), fmt))
+    fmt = op._get_attr("data_format")
+    window = tuple(Dimension(k) for k in spatial_of(op._get_attr("ksize"), fmt))
     return [static_window_shape(op, x, window, x.dims[1] if fmt == "NCDHW" else x.dims[4])]
 
 
