@@ -36,7 +36,7 @@ __all__ = ["uniform_candidate_sampler", "fixed_unigram_candidate_sampler", "all_
 
 def _sampler_shape(op: Operation) -> list[TensorShape]:
     true = op.inputs[0].shape.with_rank(2)
-    num_true, num_sampled = op.get_attr("num_true"), op.get_attr("num_sampled")
+    num_true, num_sampled = op._get_attr("num_true"), op._get_attr("num_sampled")
     true.dims[1].merge_with(num_true)
     return [TensorShape([num_sampled]), TensorShape([true.dims[0], num_true]), TensorShape([num_sampled])]
 

@@ -105,7 +105,7 @@ def _sparse_dense_matmul_grad(op: Operation, grad: Any) -> list[Any]:
     """d b = adjoint(A) @ grad (transposed back for adjoint_b); d A.values[k] = the dot product
     of the grad row and the b row that entry k multiplied."""
     indices, values, shape, b = op.inputs
-    adj_a, adj_b = op.get_attr("adjoint_a"), op.get_attr("adjoint_b")
+    adj_a, adj_b = op._get_attr("adjoint_a"), op._get_attr("adjoint_b")
     b_grad = apply_op(SparseTensorDenseMatMul, a_indices=indices, a_values=values, a_shape=shape, b=grad,
                       adjoint_a=not adj_a)
     if adj_b:

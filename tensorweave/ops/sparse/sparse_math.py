@@ -186,7 +186,7 @@ def _reduce_dense_shape(op: Operation) -> list[TensorShape]:
     if any(not -rank <= a < rank for a in axes):
         raise shape_error(op, f"Invalid reduction dimension, for input with {rank} dimensions")
     reduce = {a % rank for a in axes} if axes else set(range(rank))
-    keep = op.get_attr("keep_dims")
+    keep = op._get_attr("keep_dims")
     return [TensorShape([1 if d in reduce else s for d, s in enumerate(shape) if keep or d not in reduce])]
 
 
@@ -265,7 +265,7 @@ def _sp_matmul_shape(op: Operation) -> list[TensorShape]:
     op.inputs[0].shape.with_rank(2)
     b = op.inputs[3].shape.with_rank(2)
     a_shape = const_ints(op.inputs[2])
-    adj_a, adj_b = op.get_attr("adjoint_a"), op.get_attr("adjoint_b")
+    adj_a, adj_b = op._get_attr("adjoint_a"), op._get_attr("adjoint_b")
     rows = None if a_shape is None else a_shape[1 if adj_a else 0]
     inner_a = None if a_shape is None else a_shape[0 if adj_a else 1]
     inner_b = b.dims[1 if adj_b else 0]

@@ -162,7 +162,7 @@ def sparse_reshape_op(indices: Any, shape: Any, new_shape: Any, name: Optional[s
 # SparseConcat
 # ---------------------------------------------------------------------------------------------
 def _concat_shape(op: Operation) -> list[TensorShape]:
-    n = op.get_attr("N")
+    n = op._get_attr("N")
     rows: Optional[int] = 0
     rank = Dimension(None)
     for i in range(n):
@@ -295,7 +295,7 @@ def match_rows(candidates: np.ndarray, wanted: np.ndarray) -> np.ndarray:
 # SparseSplit
 # ---------------------------------------------------------------------------------------------
 def _split_shape(op: Operation) -> list[TensorShape]:
-    n = op.get_attr("num_split")
+    n = op._get_attr("num_split")
     rank = op.inputs[1].shape.with_rank(2).dims[1].merge_with(_vector_len(op, 3))
     return [TensorShape([None, rank])] * n + [TensorShape([None])] * n + [TensorShape([rank])] * n
 
