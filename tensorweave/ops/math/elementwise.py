@@ -27,7 +27,7 @@ from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.ops import _util
 from tensorweave.ops._util import format_dims, invalid
 from tensorweave.ops._util import register_kernel as _kernel
-from tensorweave.ops.kernels import eigen_activations
+from tensorweave.ops.kernels.saturating_tanh import saturating_tanh
 from tensorweave.ops.kernels.elementwise import forwarding_unary, split_binary
 from tensorweave.ops.math.cast import cast
 
@@ -179,25 +179,17 @@ def _rsqrt_kernel(ctx: KernelContext) -> Callable:
     return forwarding_unary(ctx, lambda x: reciprocal_(sqrt_(x)), into)
 
 
-# TF's float32/float64 Tanh and float32 Sigmoid kernels round as Eigen's approximations do (and
-# give exactly +/-1 where NumPy gives 0.99999994): ops/kernels/eigen_activations.py. Registered
-# first, so they win over the generic kernels for these dtypes.
+# TF's float32/float64 Tanh saturates to exactly +/-1 (NumPy gives 0.99999994 there):
+# ops/kernels/saturating_tanh.py. Registered first, so it wins over the generic kernel.
 @_kernel(Tanh, dtypes=[_dtypes.float32, _dtypes.float64])
-def _tanh_eigen_kernel(ctx: KernelContext) -> Callable:
+def _tanh_saturating_kernel(ctx: KernelContext) -> Callable:
     if ctx.xp is not np:
         return _ufunc_unary(ctx, ctx.xp.tanh)
-    fn = eigen_activations.tanh_float32 if ctx.output_dtypes[0] == _dtypes.float32 else eigen_activations.tanh_float64
-    return forwarding_unary(ctx, lambda x: fn(x, np.empty(np.shape(x), x.dtype)), lambda out, x: fn(x, out))
+    return forwarding_unary(ctx, lambda x: saturating_tanh(x, np.empty(np.shape(x), x.dtype)),
+                            lambda out, x: saturating_tanh(x, out))
 
 
 _kernel(Tanh)(lambda ctx: _ufunc_unary(ctx, ctx.xp.tanh))
-
-
-@_kernel(Sigmoid, dtypes=[_dtypes.float32])
-def _sigmoid_eigen_kernel(ctx: KernelContext) -> Callable:
-    if ctx.xp is not np:
-        return _sigmoid_kernel(ctx)
-    return eigen_activations.logistic_float32_kernel(ctx)
 
 
 @_kernel(Sigmoid)
