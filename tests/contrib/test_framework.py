@@ -134,8 +134,9 @@ def test_unprovided_contrib_modules_say_so():
             getattr(tf.contrib, name)
     with pytest.raises(AttributeError, match="tf.contrib.layers.separable_conv2d is not provided by tensorweave"):
         tf.contrib.layers.separable_conv2d
-    with pytest.raises(AttributeError, match="tf.contrib.rnn.static_bidirectional_rnn is not provided"):
-        tf.contrib.rnn.static_bidirectional_rnn
+    assert tf.contrib.rnn.static_bidirectional_rnn is tf.nn.static_bidirectional_rnn
+    with pytest.raises(AttributeError, match="tf.contrib.rnn.AttentionCellWrapper is not provided"):
+        tf.contrib.rnn.AttentionCellWrapper
     with pytest.raises(AttributeError, match="tf.contrib.framework.assign_from_values_fn is not provided"):
         tf.contrib.framework.assign_from_values_fn
     assert not hasattr(tf.contrib, "__wrapped__")
