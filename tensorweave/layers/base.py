@@ -205,6 +205,8 @@ class Layer:
         return inputs
 
     def compute_output_shape(self, input_shape: Any) -> TensorShape:
+        # TF 1.x's graph-mode base layer raises this same error: a layer that is asked its output
+        # shape without running must say how (every layer here does).
         raise NotImplementedError(f"{type(self).__name__}.compute_output_shape")
 
     # -- scopes and weights ------------------------------------------------------------------

@@ -8,6 +8,7 @@ MonitoredSession create its session again — restored from the latest checkpoin
 and run the call again (_RecoverableSession)."""
 from __future__ import annotations
 
+import abc
 import logging
 import sys
 from typing import Any, Callable, Optional, Sequence
@@ -152,11 +153,12 @@ class Scaffold:
         return group(local_variables_initializer())
 
 
-class SessionCreator:
+class SessionCreator(abc.ABC):
     """Creates a tf.Session for a monitored session."""
 
+    @abc.abstractmethod
     def create_session(self) -> Any:
-        raise NotImplementedError("SessionCreator subclasses define create_session")
+        """A new session, ready to run."""
 
 
 class ChiefSessionCreator(SessionCreator):
