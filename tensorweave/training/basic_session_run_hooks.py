@@ -71,6 +71,17 @@ class SecondOrStepTimer:
         return self._last_triggered_step
 
 
+def _triggered_step(timer: SecondOrStepTimer, run_context: Any, run_values: Any, step_tensor: Any) -> Optional[int]:
+    """The global step if `timer` fires after this run, else None. The fetched step is from
+    before or after this run's increment: only when the next step would fire is the variable
+    read again (TF's hooks do the same, to save a read per step)."""
+    if timer.should_trigger_for_step(_read_step(run_values.results) + 1):
+        global_step = _read_step(run_context.session.run(step_tensor))
+        if timer.should_trigger_for_step(global_step):
+            return global_step
+    return None
+
+
 class StopAtStepHook(SessionRunHook):
     """Requests a stop once the global step reaches `last_step` (or `num_steps` more)."""
 
@@ -152,13 +163,11 @@ class CheckpointSaverHook(SessionRunHook):
         return SessionRunArgs(self._global_step_tensor)
 
     def after_run(self, run_context: Any, run_values: Any) -> None:
-        stale = _read_step(run_values.results)
-        if self._timer.should_trigger_for_step(stale + 1):
-            global_step = _read_step(run_context.session.run(self._global_step_tensor))
-            if self._timer.should_trigger_for_step(global_step):
-                self._timer.update_last_triggered_step(global_step)
-                if self._save(run_context.session, global_step):
-                    run_context.request_stop()
+        global_step = _triggered_step(self._timer, run_context, run_values, self._global_step_tensor)
+        if global_step is not None:
+            self._timer.update_last_triggered_step(global_step)
+            if self._save(run_context.session, global_step):
+                run_context.request_stop()
 
     def end(self, session: Any) -> None:
         last_step = _read_step(session.run(self._global_step_tensor))
@@ -206,7 +215,6 @@ class StepCounterHook(SessionRunHook):
             raise ValueError("exactly one of every_n_steps and every_n_secs should be provided.")
         self._timer = SecondOrStepTimer(every_steps=every_n_steps, every_secs=every_n_secs)
         self._summary_writer, self._output_dir = summary_writer, output_dir
-        self._last_global_step: Optional[int] = None
         self._summary_tag = "global_step/sec"
 
     def begin(self) -> None:
@@ -218,19 +226,17 @@ class StepCounterHook(SessionRunHook):
         return SessionRunArgs(self._global_step_tensor)
 
     def after_run(self, run_context: Any, run_values: Any) -> None:
-        stale = _read_step(run_values.results)
-        if self._timer.should_trigger_for_step(stale + 1):
-            global_step = _read_step(run_context.session.run(self._global_step_tensor))
-            if self._timer.should_trigger_for_step(global_step):
-                elapsed_time, elapsed_steps = self._timer.update_last_triggered_step(global_step)
-                if elapsed_time is not None and elapsed_time > 0:
-                    rate = elapsed_steps / elapsed_time
-                    if self._summary_writer is not None:
-                        summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(
-                            tag=self._summary_tag, simple_value=rate)])
-                        self._summary_writer.add_summary(summary, global_step)
-                    _log.info("%s: %g", self._summary_tag, rate)
-        self._last_global_step = stale
+        global_step = _triggered_step(self._timer, run_context, run_values, self._global_step_tensor)
+        if global_step is None:
+            return
+        elapsed_time, elapsed_steps = self._timer.update_last_triggered_step(global_step)
+        if elapsed_time is not None and elapsed_time > 0:
+            rate = elapsed_steps / elapsed_time
+            if self._summary_writer is not None:
+                summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=self._summary_tag,
+                                                                               simple_value=rate)])
+                self._summary_writer.add_summary(summary, global_step)
+            _log.info("%s: %g", self._summary_tag, rate)
 
 
 class LoggingTensorHook(SessionRunHook):
