@@ -192,7 +192,7 @@ def init_pieces(tf, workdir):
         sv.stop()
         sess.close()
     with tf.Graph().as_default():
-        v = tf.Variable(1.0, name="v")
+        tf.Variable(1.0, name="v")
         sv = tf.train.Supervisor(init_op=None, ready_op=None, saver=None, summary_op=None, global_step=None,
                                  local_init_op=None)
         out["nones"] = [x is None for x in (sv.init_op, sv.ready_op, sv.saver, sv.summary_op, sv.global_step)]
@@ -213,4 +213,18 @@ def init_pieces(tf, workdir):
     return out
 
 
-CASES = [training_then_restart, not_chief, out_of_range_and_errors, init_pieces]
+def queue_runners_feed_the_loop(tf, workdir):
+    """managed_session starts the graph's queue runners; the input's epoch counter is a local
+    variable (the default local_init_op initializes it); the end of the epochs ends the loop."""
+    with tf.Graph().as_default():
+        n = tf.train.range_input_producer(4, num_epochs=2, shuffle=False).dequeue()
+        sv = tf.train.Supervisor(logdir=os.path.join(workdir, "q"), save_model_secs=0, save_summaries_secs=0)
+        got = []
+        with sv.managed_session() as sess:
+            while not sv.should_stop():
+                got.append(int(sess.run(n)))
+        return {"got": got, "should_stop": sv.should_stop(),
+                "queue_runners": len(tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS))}
+
+
+CASES = [training_then_restart, not_chief, out_of_range_and_errors, init_pieces, queue_runners_feed_the_loop]
