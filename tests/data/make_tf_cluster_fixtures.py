@@ -68,7 +68,8 @@ CASES = [
      "result = [a == b, a != b, a == s, a != s, a == {'ps': {0: 'p0:2222', 1: 'p1:2222'}, "
      "'worker': {0: 'w0:2222', 1: 'w1:2222', 2: 'w2:2222'}}, a == " + SPEC + "]"),
     ("job_def_proto", {},
-     "d = tf.train.ClusterDef(); j = d.job.add(name='x'); j.tasks[3] = 'h:3'; result = tf.train.ClusterSpec(d).as_dict()"),
+     "d = tf.train.ClusterDef(); j = d.job.add(name='x'); j.tasks[3] = 'h:3'; "
+     "result = tf.train.ClusterSpec(d).as_dict()"),
     # ClusterSpec errors.
     ("error_unknown_job_num_tasks", {}, f"result = tf.train.ClusterSpec({SPEC}).num_tasks('chief')"),
     ("error_unknown_job_task_indices", {}, f"result = tf.train.ClusterSpec({SPEC}).task_indices('chief')"),
@@ -85,6 +86,10 @@ CASES = [
      f"s = tf.train.ServerDef(cluster=tf.train.ClusterSpec({SPEC}).as_cluster_def(), job_name='worker', "
      "task_index=1, protocol='grpc', port=2222); s.default_session_config.allow_soft_placement = True; "
      "result = s.SerializeToString(deterministic=True)"),
+    ("server_def_device_filters", {},
+     "s = tf.train.ServerDef(job_name='ps', replica=2); f = s.cluster_device_filters.jobs.add(name='worker'); "
+     "f.tasks[1].device_filters.extend(['/job:ps', '/job:worker/task:1']); f.tasks[0].device_filters.append('/job:ps'); "
+     "result = [s.SerializeToString(deterministic=True), str(s)]"),
     ("server_def_defaults", {},
      "s = tf.train.ServerDef(); result = [s.job_name, s.task_index, s.protocol, s.port, s.replica, "
      "s.HasField('cluster'), s.HasField('default_session_config'), s.HasField('cluster_device_filters')]"),
