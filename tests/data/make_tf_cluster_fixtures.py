@@ -88,7 +88,8 @@ CASES = [
      "result = s.SerializeToString(deterministic=True)"),
     ("server_def_device_filters", {},
      "s = tf.train.ServerDef(job_name='ps', replica=2); f = s.cluster_device_filters.jobs.add(name='worker'); "
-     "f.tasks[1].device_filters.extend(['/job:ps', '/job:worker/task:1']); f.tasks[0].device_filters.append('/job:ps'); "
+     "f.tasks[1].device_filters.extend(['/job:ps', '/job:worker/task:1']); "
+     "f.tasks[0].device_filters.append('/job:ps'); "
      "result = [s.SerializeToString(deterministic=True), str(s)]"),
     ("server_def_defaults", {},
      "s = tf.train.ServerDef(); result = [s.job_name, s.task_index, s.protocol, s.port, s.replica, "
