@@ -89,6 +89,8 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
 
 _LAYER_OF_TOP = {"framework": 0, "lib": 0, "ops": 1, "gradients": 2, "runtime": 3, "training": 4,
                  "summary": 4, "_names": 0}
+# Issue 13: ClusterSpec, the cluster protos and resolvers sit beside training/, which uses them.
+_LAYER_OF_TOP["distributed"] = 4
 _TOP_LAYER = 5  # public namespace modules, testing/, tools/, examples/
 
 
