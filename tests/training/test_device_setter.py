@@ -6,6 +6,7 @@ import os
 import re
 
 import numpy as np
+
 import pytest
 
 import tensorweave as tf
@@ -165,3 +166,150 @@ def test_greedy_load_balancing_by_byte_size():
     g, loads = build_greedy()
     assert loads == EXPECTED["greedy_loads"]
     assert_devices(g, EXPECTED["greedy"])
+
+
+def test_standard_ps_ops_are_tfs():
+    from tensorweave.training.device_setter import STANDARD_PS_OPS
+    assert list(STANDARD_PS_OPS) == EXPECTED["standard_ps_ops"]
+
+
+class _Cluster:
+    """Duck-typed ClusterSpec: the setter only reads `as_dict()`."""
+
+    def __init__(self, jobs):
+        self._jobs = jobs
+
+    def as_dict(self):
+        return self._jobs
+
+
+@pytest.mark.parametrize("case, make", [
+    ("no_ps_job", lambda: tf.train.replica_device_setter(cluster={"worker": ["w0:1"]})),
+    ("other_ps_name", lambda: tf.train.replica_device_setter(cluster={"ps": ["p:1"]}, ps_device="/job:param")),
+    ("zero_tasks", lambda: tf.train.replica_device_setter(ps_tasks=0)),
+    ("cluster_spec", lambda: tf.train.replica_device_setter(cluster=_Cluster({"ps": ["p:1"]}))),
+])
+def test_setter_is_none_without_ps_tasks(case, make):
+    assert (make() is None) == EXPECTED["returns_none"][case]
+
+
+def test_cluster_object_and_sparse_task_dict_set_the_task_count():
+    for cluster in (_Cluster({"ps": ["a:1", "b:1", "c:1"], "worker": ["w:1"]}), {"ps": {0: "a:1", 1: "b:1", 5: "c:1"}}):
+        g = tf.Graph()
+        with g.as_default(), tf.device(tf.train.replica_device_setter(ps_tasks=7, cluster=cluster)):
+            vs = [tf.Variable(float(i), name=f"v{i}") for i in range(4)]
+        assert [v.op.device for v in vs] == ["/job:ps/task:0", "/job:ps/task:1", "/job:ps/task:2", "/job:ps/task:0"]
+
+
+def test_cluster_spec_duck_typed_graph_matches_tf():
+    cluster = _Cluster({"ps": ["ps0:2222", "ps1:2222"], "worker": ["w0:2222", "w1:2222", "w2:2222"]})
+    assert_devices(build_cluster_adam(cluster), EXPECTED["cluster_adam"])
+
+
+def test_bad_arguments_raise_type_error():
+    with pytest.raises(TypeError, match="ps_strategy must be callable"):
+        tf.train.replica_device_setter(ps_tasks=2, ps_strategy=3)
+    with pytest.raises(TypeError, match="cluster must be"):
+        tf.train.replica_device_setter(cluster=["ps0:1"])
+
+
+def test_merge_devices_false_warns(caplog):
+    with caplog.at_level("WARNING", logger="tensorflow"):
+        tf.train.replica_device_setter(ps_tasks=1, merge_devices=False)
+    assert "merge_devices=true" in caplog.text
+
+
+def test_custom_strategy_receives_each_ps_op_in_creation_order():
+    seen = []
+
+    def strategy(op):
+        seen.append(op.name)
+        return len(seen) * 2
+
+    g = tf.Graph()
+    with g.as_default(), tf.device(tf.train.replica_device_setter(ps_tasks=1, ps_strategy=strategy)):
+        a = tf.Variable(1.0, name="a")
+        b = tf.get_variable("b", [2])
+    assert seen == ["a", "b"]
+    assert (a.op.device, b.op.device) == ("/job:ps/task:2", "/job:ps/task:4")
+
+
+def test_greedy_strategy_breaks_ties_by_lowest_task_and_returns_ints():
+    strategy = tf.contrib.training.GreedyLoadBalancingStrategy(3, lambda op: op)
+    assert [strategy(load) for load in (5, 1, 1, 1, 10, 1)] == [0, 1, 2, 1, 2, 1]
+    assert all(type(strategy(1)) is int for _ in range(3))
+
+
+def test_byte_size_load_fn_errors():
+    g = tf.Graph()
+    with g.as_default():
+        split = tf.split(tf.zeros([4]), 2)
+        ph = tf.placeholder(tf.float32, [None, 3])
+    with pytest.raises(ValueError, match="single output"):
+        tf.contrib.training.byte_size_load_fn(split[0].op)
+    with pytest.raises(ValueError):
+        tf.contrib.training.byte_size_load_fn(ph.op)
+    assert tf.contrib.training.byte_size_load_fn(g.get_operation_by_name("zeros")) == 16
+
+
+def test_other_contrib_training_names_say_not_provided():
+    with pytest.raises(AttributeError, match="not provided by tensorweave"):
+        tf.contrib.training.HParams  # noqa: B018
+
+
+def _setter_graph():
+    g = tf.Graph()
+    with g.as_default(), tf.device(tf.train.replica_device_setter(ps_tasks=1)):
+        v = tf.Variable(1.0, name="v")
+        y = tf.multiply(v, 2.0, name="y")
+    return g, y
+
+
+def test_local_session_refuses_ps_devices_without_soft_placement():
+    # TF 2.21 refuses such a graph in a local session: no /job:ps device in the process.
+    assert EXPECTED["local_session"]["False"] == {"error": "InvalidArgumentError"}
+    g, y = _setter_graph()
+    with g.as_default(), tf.Session() as sess:
+        with pytest.raises(errors.InvalidArgumentError, match="Cannot assign a device.*no devices matching"):
+            sess.run(tf.global_variables_initializer())
+
+
+def test_local_session_with_soft_placement_runs_it_locally():
+    # A documented difference: TF 2.21 refuses this graph even with allow_soft_placement (its
+    # soft placement never changes the job); tensorweave's placer relaxes the whole request then.
+    assert EXPECTED["local_session"]["True"] == {"error": "InvalidArgumentError"}
+    g, y = _setter_graph()
+    config = tf.ConfigProto(allow_soft_placement=True)
+    with g.as_default(), tf.Session(config=config) as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(y) == 2.0
+
+
+def _train(setter):
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device(setter):
+            x = tf.constant(np.arange(12, dtype=np.float32).reshape(4, 3) / 10.0)
+            y = tf.constant([[1.0], [0.0], [2.0], [1.0]])
+            w = tf.get_variable("w", [3, 1], initializer=tf.constant_initializer(0.5))
+            b = tf.get_variable("b", [1], initializer=tf.zeros_initializer())
+            loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+            train = tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+        with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+            sess.run(tf.global_variables_initializer())
+            losses = [sess.run([train, loss])[1] for _ in range(5)]
+            return losses, sess.run([w, b]), w.op._assigned_device, loss.op._assigned_device
+
+
+def test_training_under_the_setter_in_a_two_device_session_matches_unplaced_training():
+    # ps_device / worker_device naming this process's two CPUs: the setter's placement runs.
+    setter = tf.train.replica_device_setter(ps_tasks=1, ps_device="/job:localhost/replica:0/device:CPU:1",
+                                            worker_device="/job:localhost/replica:0/task:0/device:CPU:0")
+    losses, (w, b), w_device, loss_device = _train(setter)
+    ref_losses, (ref_w, ref_b), _, _ = _train(None)
+    assert w_device == "/job:localhost/replica:0/task:0/device:CPU:1"
+    assert loss_device == "/job:localhost/replica:0/task:0/device:CPU:0"
+    np.testing.assert_allclose(losses, ref_losses, rtol=1e-6)
+    np.testing.assert_allclose(w, ref_w, rtol=1e-6)
+    np.testing.assert_allclose(b, ref_b, rtol=1e-6)
+    assert losses[-1] < losses[0]
