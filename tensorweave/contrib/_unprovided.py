@@ -11,5 +11,6 @@ def unprovided_getattr(namespace: str) -> Callable[[str], object]:
         if name.startswith("__"):
             raise AttributeError(name)  # introspection (copy, pickle, pytest) asks for dunders
         raise AttributeError(f"{namespace}.{name} is not provided by tensorweave (only a subset of tf.contrib "
-                             f"is: tf.contrib.layers, tf.contrib.framework and tf.contrib.rnn)")
+                             f"is: tf.contrib.layers, tf.contrib.framework, tf.contrib.rnn and parts of "
+                             f"tf.contrib.training)")
     return __getattr__

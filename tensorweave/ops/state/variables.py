@@ -79,7 +79,9 @@ class Variable:
         with graph.as_default(), _graph.name_scope(name, "Variable",
                                                    [] if init_from_fn else [initial_value]) as scope:
             if init_from_fn:
-                with graph.name_scope("Initializer"):
+                # As TF: an initializer function runs outside the device scopes (a
+                # replica_device_setter would otherwise pin it to the worker).
+                with graph.name_scope("Initializer"), graph.device(None):
                     initial = convert_to_tensor(initial_value(), dtype=dtype, name="initial_value")
             else:
                 initial = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
