@@ -19,8 +19,6 @@ from tensorweave.ops.nn import (  # noqa: F401,E402
     depthwise_conv2d_native_backprop_input as depthwise_conv2d_backprop_input)
 from tensorweave.ops.nn import (  # noqa: F401
     avg_pool3d, conv3d, conv3d_backprop_filter_v2, conv3d_transpose, max_pool3d)
-from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
-__getattr__ = _module_getattr("nn", __name__)
 from tensorweave.ops.nn import (  # noqa: F401,E402
     atrous_conv2d_transpose, crelu, log_poisson_loss, normalize_moments, pool, sufficient_statistics, swish,
     weighted_moments)
@@ -30,3 +28,5 @@ from tensorweave.ops.nn import raw_rnn  # noqa: F401,E402
 from tensorweave.ops.nn import ctc_loss  # noqa: F401,E402
 from tensorweave.ops.random.range_samplers import (  # noqa: F401,E402
     all_candidate_sampler, fixed_unigram_candidate_sampler, uniform_candidate_sampler)
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("nn", __name__)

@@ -44,7 +44,7 @@ from tensorweave.training.monitored_session import (  # noqa: F401,E402
 from tensorweave.training.supervisor import Supervisor  # noqa: F401,E402
 from tensorweave.training.device_setter import replica_device_setter  # noqa: F401,E402
 
-from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
-__getattr__ = _module_getattr("train", __name__)
 from tensorweave.distributed.cluster_spec import ClusterSpec  # noqa: F401,E402
 from tensorweave.distributed.protos import ClusterDef, JobDef, ServerDef  # noqa: F401,E402
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("train", __name__)
