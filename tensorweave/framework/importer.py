@@ -29,7 +29,19 @@ __all__ = ["import_graph_def"]
 _BACK_EDGE_SOURCES = ("NextIteration", "RefNextIteration")
 # Attrs newer TensorFlow versions add that only hint at optimisations (TF 2.x marks the MatMuls of
 # gradients): dropped on import rather than rejected, since they do not change what a node computes.
-_HINT_ATTRS = {op: ("grad_a", "grad_b") for op in ("MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3")}
+_HINT_ATTRS = {"MatMul": ("grad_a", "grad_b"),
+               **{op: ("grad_x", "grad_y") for op in ("BatchMatMul", "BatchMatMulV2", "BatchMatMulV3")}}
+# Attrs TF 2.x added to ops this binary declares as in TF 1.x, with the value that keeps the TF 1.x
+# behaviour. TF 2.x's as_graph_def writes them even at that value; there they are dropped on import,
+# any other value is still rejected (it would ask for something this binary does not compute).
+_LATER_DEFAULTS = {
+    **{op: {"exponential_avg_factor": ("f", 1.0)} for op in ("FusedBatchNorm", "FusedBatchNormV2",
+                                                             "FusedBatchNormV3")},
+    **{op: {"bad_indices_policy": ("s", b"")} for op in ("GatherNd", "ScatterNd", "ResourceGatherNd")},
+    **{op: {"sparse_gradient": ("b", False)} for op in (
+        "SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN", "SparseSegmentSumWithNumSegments",
+        "SparseSegmentMeanWithNumSegments", "SparseSegmentSqrtNWithNumSegments")},
+}
 
 
 def _parse_input(name: str) -> tuple[str, int, bool]:
@@ -182,6 +194,10 @@ class _Importer:
                 if key in defaults and defaults[key] == proto:
                     continue  # a default the producer added and this binary does not know
                 if key in _HINT_ATTRS.get(node.op, ()):
+                    continue
+                later = _LATER_DEFAULTS.get(node.op, {}).get(key)
+                if later is not None and proto.WhichOneof("value") == later[0] and \
+                        getattr(proto, later[0]) == later[1]:
                     continue
                 raise ValueError(f"NodeDef mentions attr '{key}' not in Op<name={node.op}>; NodeDef: "
                                  f"{node.name} = {node.op}[{key}]. (Check whether your GraphDef-"
