@@ -41,6 +41,8 @@ _LATER_DEFAULTS = {
     **{op: {"sparse_gradient": ("b", False)} for op in (
         "SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN", "SparseSegmentSumWithNumSegments",
         "SparseSegmentMeanWithNumSegments", "SparseSegmentSqrtNWithNumSegments")},
+    **{op: {"multiply_linear_by_lr": ("b", False)} for op in ("ApplyFtrl", "ApplyFtrlV2", "SparseApplyFtrl",
+                                                               "SparseApplyFtrlV2")},
 }
 
 

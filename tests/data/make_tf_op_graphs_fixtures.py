@@ -3,7 +3,9 @@ run with /opt/tfref/bin/python) builds around that op, and the op's outputs for 
 
 It reads tests/data/tw_registered_ops.json (written by make_tw_registered_ops.py with
 tensorweave's venv) and writes tests/data/tf_op_graphs.npz:
-- "meta": JSON (as uint8) {"cases": {op: [output tensor names]}, "skipped": {op: reason}};
+- "meta": JSON (as uint8) {"cases": {op: {"outputs": [tensor names], "setup": [op names to run
+  first, one run each, e.g. variable initialisers and queue enqueues], "targets": [op names run
+  with the outputs]}}, "skipped": {op: reason}};
 - "<op>/graph": the serialized GraphDef (uint8);
 - "<op>/<i>": the i-th recorded output (string outputs as fixed-width bytes).
 
@@ -92,7 +94,7 @@ CASES = {
     "ExpandDims": lambda: R.ExpandDims(input=fa(2, 3), axis=c(1)),
     "Fill": lambda: R.Fill(dims=c([2, 3]), value=c(1.5)),
     "FusedBatchNorm": lambda: R.FusedBatchNorm(x=image(2, 3, 3, 2), scale=c([1.0, 2.0]), offset=c([0.1, 0.2]), mean=c([]), variance=c([]), is_training=True)[:3],
-    "FusedBatchNormV3": lambda: R.FusedBatchNormV3(x=image(2, 3, 3, 2), scale=c([1.0, 2.0]), offset=c([0.1, 0.2]), mean=c([0.5, 0.4]), variance=c([1.0, 2.0]), is_training=False)[:3],
+    "FusedBatchNormV3": lambda: tf.nn.fused_batch_norm(image(2, 3, 3, 2), c([1.0, 2.0]), c([0.1, 0.2]), c([0.5, 0.4]), c([1.0, 2.0]), is_training=False)[0],
     "GatherNd": lambda: R.GatherNd(params=fa(3, 4), indices=c([[0, 1], [2, 3]])),
     "GatherV2": lambda: R.GatherV2(params=fa(3, 4), indices=c([2, 0]), axis=c(1)),
     "HSVToRGB": lambda: R.HSVToRGB(images=image()),
@@ -288,6 +290,172 @@ CASES = {
     "Acosh": lambda: R.Acosh(x=c([1.5, 3.0])),
 }
 
+
+
+def var(value, dtype=tf.float32):
+    """A TF1 ref variable (VariableV2) and the Assign that initialises it."""
+    value = np.asarray(value, dtype.as_numpy_dtype)
+    v = R.VariableV2(shape=value.shape, dtype=dtype)
+    return v, R.Assign(ref=v, value=c(value))
+
+
+def with_vars(values, build):
+    """A case whose op reads variables: they are initialised (setup) before the outputs run."""
+    made = [var(v) for v in values]
+    return {"out": build(*[v for v, _ in made]), "setup": [a for _, a in made]}
+
+
+def queue(kind, **attrs):
+    q = getattr(R, kind)(component_types=[tf.float32], **attrs)
+    return q, R.QueueEnqueueManyV2(handle=q, components=[c([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])])
+
+
+def queue_case(kind, read, **attrs):
+    q, enqueue = queue(kind, **attrs)
+    return {"out": read(q), "setup": [enqueue]}
+
+
+def priority_queue(read):
+    q = R.PriorityQueueV2(component_types=[tf.float32], shapes=[[]])
+    enqueue = R.QueueEnqueueManyV2(handle=q, components=[c([3, 1, 2], tf.int64), c([30.0, 10.0, 20.0])])
+    return {"out": read(q), "setup": [enqueue]}
+
+
+def tensor_array(read):
+    ta = R.TensorArrayV3(size=c(3), dtype=tf.float32, element_shape=[2])
+    flow = R.TensorArrayScatterV3(handle=ta.handle, indices=c([0, 1, 2]), value=fa(3, 2), flow_in=ta.flow)
+    return read(ta.handle, flow)
+
+
+def close_after_read(handle, flow):
+    read = R.TensorArrayReadV3(handle=handle, index=c(0), flow_in=flow, dtype=tf.float32)
+    with tf.control_dependencies([read]):  # closing first would make the read fail
+        return [read, R.TensorArrayCloseV3(handle=handle)]
+
+
+def while_loop():
+    i = tf.while_loop(lambda i, s: i < 4, lambda i, s: (i + 1, s * 2.0), [c(0), c(1.5)])
+    return list(i)
+
+
+def cond():
+    return tf.cond(c(True), lambda: c(1.0) + 1.0, lambda: c(5.0))
+
+
+def stack():
+    h = R.StackV2(max_size=c(-1), elem_type=tf.float32)
+    push = R.StackPushV2(handle=h, elem=c([1.0, 2.0]))
+    with tf.control_dependencies([push]):
+        return R.StackPopV2(handle=h, elem_type=tf.float32)
+
+
+def stack_closed():
+    h = R.StackV2(max_size=c(-1), elem_type=tf.float32)
+    push = R.StackPushV2(handle=h, elem=c([1.0, 2.0]))
+    with tf.control_dependencies([push]):
+        pop = R.StackPopV2(handle=h, elem_type=tf.float32)
+    with tf.control_dependencies([pop]):
+        return [pop, R.StackCloseV2(handle=h)]
+
+
+def mutex_case():
+    lock = R.MutexLock(mutex=R.MutexV2())
+    with tf.control_dependencies([lock]):
+        out = tf.identity(c([1.0, 2.0]))
+    with tf.control_dependencies([out]):
+        return [out, R.ConsumeMutexLock(mutex_lock=lock)]
+
+
+SLOTS = ([1.0, 2.0], [0.5, 0.5])
+CENTERED = ([1.0, 2.0], [0.0, 0.1], [0.5, 0.5], [0.1, 0.2])  # var, mg, ms, mom: ms > mg**2 keeps sqrt real
+STATEFUL_CASES = {
+    "VariableV2": lambda: with_vars([[1.0, 2.0]], lambda v: v),
+    "Assign": lambda: R.Assign(ref=R.VariableV2(shape=[2], dtype=tf.float32), value=c([3.0, 4.0])),
+    "AssignAdd": lambda: with_vars([[1.0, 2.0]], lambda v: R.AssignAdd(ref=v, value=c([3.0, 4.0]))),
+    "AssignSub": lambda: with_vars([[1.0, 2.0]], lambda v: R.AssignSub(ref=v, value=c([3.0, 4.0]))),
+    "IsVariableInitialized": lambda: R.IsVariableInitialized(ref=R.VariableV2(shape=[2], dtype=tf.float32)),
+    "CountUpTo": lambda: (lambda va: {"out": R.CountUpTo(ref=va[0], limit=5), "setup": [va[1]]})(var(2, tf.int32)),
+    "ScatterAdd": lambda: with_vars([[1.0, 2.0, 3.0]], lambda v: R.ScatterAdd(ref=v, indices=c([0, 2]), updates=c([5.0, 6.0]))),
+    "ScatterSub": lambda: with_vars([[1.0, 2.0, 3.0]], lambda v: R.ScatterSub(ref=v, indices=c([0, 2]), updates=c([5.0, 6.0]))),
+    "ScatterMul": lambda: with_vars([[1.0, 2.0, 3.0]], lambda v: R.ScatterMul(ref=v, indices=c([0, 2]), updates=c([5.0, 6.0]))),
+    "ScatterDiv": lambda: with_vars([[1.0, 2.0, 3.0]], lambda v: R.ScatterDiv(ref=v, indices=c([0, 2]), updates=c([5.0, 6.0]))),
+    "ScatterUpdate": lambda: with_vars([[1.0, 2.0, 3.0]], lambda v: R.ScatterUpdate(ref=v, indices=c([0, 2]), updates=c([5.0, 6.0]))),
+    "ApplyGradientDescent": lambda: with_vars([[1.0, 2.0]], lambda v: R.ApplyGradientDescent(var=v, alpha=c(0.1), delta=c([1.0, -1.0]))),
+    "ApplyMomentum": lambda: with_vars(SLOTS, lambda v, a: R.ApplyMomentum(var=v, accum=a, lr=c(0.1), grad=c([1.0, -1.0]), momentum=c(0.9), use_nesterov=True)),
+    "ApplyAdagrad": lambda: with_vars(SLOTS, lambda v, a: R.ApplyAdagrad(var=v, accum=a, lr=c(0.1), grad=c([1.0, -1.0]))),
+    "ApplyAdam": lambda: with_vars(SLOTS + ([0.1, 0.2],), lambda v, m, s: R.ApplyAdam(var=v, m=m, v=s, beta1_power=c(0.9), beta2_power=c(0.999), lr=c(0.1), beta1=c(0.9), beta2=c(0.999), epsilon=c(1e-7), grad=c([1.0, -1.0]))),
+    "ApplyRMSProp": lambda: with_vars(SLOTS + ([0.1, 0.2],), lambda v, ms, mom: R.ApplyRMSProp(var=v, ms=ms, mom=mom, lr=c(0.1), rho=c(0.9), momentum=c(0.5), epsilon=c(1e-7), grad=c([1.0, -1.0]))),
+    "ApplyCenteredRMSProp": lambda: with_vars(CENTERED, lambda v, mg, ms, mom: R.ApplyCenteredRMSProp(var=v, mg=mg, ms=ms, mom=mom, lr=c(0.1), rho=c(0.9), momentum=c(0.5), epsilon=c(1e-7), grad=c([1.0, -1.0]))),
+    "ApplyAdadelta": lambda: with_vars(SLOTS + ([0.1, 0.2],), lambda v, a, u: R.ApplyAdadelta(var=v, accum=a, accum_update=u, lr=c(1.0), rho=c(0.95), epsilon=c(1e-7), grad=c([1.0, -1.0]))),
+    "ApplyFtrl": lambda: with_vars(SLOTS + ([0.1, 0.2],), lambda v, a, lin: R.ApplyFtrl(var=v, accum=a, linear=lin, grad=c([1.0, -1.0]), lr=c(0.1), l1=c(0.01), l2=c(0.02), lr_power=c(-0.5))),
+    "ApplyFtrlV2": lambda: with_vars(SLOTS + ([0.1, 0.2],), lambda v, a, lin: R.ApplyFtrlV2(var=v, accum=a, linear=lin, grad=c([1.0, -1.0]), lr=c(0.1), l1=c(0.01), l2=c(0.02), l2_shrinkage=c(0.03), lr_power=c(-0.5))),
+    "SparseApplyMomentum": lambda: with_vars(SLOTS, lambda v, a: R.SparseApplyMomentum(var=v, accum=a, lr=c(0.1), grad=c([1.0]), indices=c([1]), momentum=c(0.9))),
+    "SparseApplyAdagrad": lambda: with_vars(SLOTS, lambda v, a: R.SparseApplyAdagrad(var=v, accum=a, lr=c(0.1), grad=c([1.0]), indices=c([1]))),
+    "SparseApplyRMSProp": lambda: with_vars(SLOTS + ([0.1, 0.2],), lambda v, ms, mom: R.SparseApplyRMSProp(var=v, ms=ms, mom=mom, lr=c(0.1), rho=c(0.9), momentum=c(0.5), epsilon=c(1e-7), grad=c([1.0]), indices=c([0]))),
+    "SparseApplyCenteredRMSProp": lambda: with_vars(CENTERED, lambda v, mg, ms, mom: R.SparseApplyCenteredRMSProp(var=v, mg=mg, ms=ms, mom=mom, lr=c(0.1), rho=c(0.9), momentum=c(0.5), epsilon=c(1e-7), grad=c([1.0]), indices=c([1]))),
+    "SparseApplyAdadelta": lambda: with_vars(SLOTS + ([0.1, 0.2],), lambda v, a, u: R.SparseApplyAdadelta(var=v, accum=a, accum_update=u, lr=c(1.0), rho=c(0.95), epsilon=c(1e-7), grad=c([1.0]), indices=c([0]))),
+    "SparseApplyFtrl": lambda: with_vars(SLOTS + ([0.1, 0.2],), lambda v, a, lin: R.SparseApplyFtrl(var=v, accum=a, linear=lin, grad=c([1.0]), indices=c([1]), lr=c(0.1), l1=c(0.01), l2=c(0.02), lr_power=c(-0.5))),
+    "SparseApplyFtrlV2": lambda: with_vars(SLOTS + ([0.1, 0.2],), lambda v, a, lin: R.SparseApplyFtrlV2(var=v, accum=a, linear=lin, grad=c([1.0]), indices=c([1]), lr=c(0.1), l1=c(0.01), l2=c(0.02), l2_shrinkage=c(0.03), lr_power=c(-0.5))),
+    "FIFOQueueV2": lambda: queue_case("FIFOQueueV2", lambda q: R.QueueDequeueV2(handle=q, component_types=[tf.float32]), shapes=[[2]]),
+    "QueueEnqueueManyV2": lambda: queue_case("FIFOQueueV2", lambda q: R.QueueSizeV2(handle=q), shapes=[[2]]),
+    "QueueSizeV2": lambda: queue_case("FIFOQueueV2", lambda q: R.QueueSizeV2(handle=q), shapes=[[2]]),
+    "QueueDequeueV2": lambda: queue_case("FIFOQueueV2", lambda q: R.QueueDequeueV2(handle=q, component_types=[tf.float32]), shapes=[[2]]),
+    "QueueDequeueManyV2": lambda: queue_case("FIFOQueueV2", lambda q: R.QueueDequeueManyV2(handle=q, n=c(2), component_types=[tf.float32]), shapes=[[2]]),
+    "QueueDequeueUpToV2": lambda: queue_case("FIFOQueueV2", lambda q: R.QueueDequeueUpToV2(handle=q, n=c(2), component_types=[tf.float32]), shapes=[[2]]),
+    "QueueEnqueueV2": lambda: (lambda q: {"out": R.QueueSizeV2(handle=q), "setup": [R.QueueEnqueueV2(handle=q, components=[c(1.0)])]})(R.FIFOQueueV2(component_types=[tf.float32])),
+    "QueueCloseV2": lambda: (lambda q: {"out": R.QueueIsClosedV2(handle=q), "setup": [R.QueueCloseV2(handle=q)]})(R.FIFOQueueV2(component_types=[tf.float32])),
+    "QueueIsClosedV2": lambda: R.QueueIsClosedV2(handle=R.FIFOQueueV2(component_types=[tf.float32])),
+    "PaddingFIFOQueueV2": lambda: (lambda q: {"out": R.QueueDequeueManyV2(handle=q, n=c(2), component_types=[tf.float32]), "setup": [R.QueueEnqueueV2(handle=q, components=[c([1.0])]), R.QueueEnqueueV2(handle=q, components=[c([2.0, 3.0])])]})(R.PaddingFIFOQueueV2(component_types=[tf.float32], shapes=[[None]])),
+    "RandomShuffleQueueV2": lambda: (lambda q: {"out": R.QueueDequeueV2(handle=q, component_types=[tf.float32]), "setup": [R.QueueEnqueueV2(handle=q, components=[c([1.0, 2.0])])]})(R.RandomShuffleQueueV2(component_types=[tf.float32], shapes=[[2]], seed=3, seed2=4)),
+    "PriorityQueueV2": lambda: priority_queue(lambda q: R.QueueDequeueManyV2(handle=q, n=c(3), component_types=[tf.int64, tf.float32])),
+    "TensorArrayV3": lambda: tensor_array(lambda h, flow: R.TensorArraySizeV3(handle=h, flow_in=flow)),
+    "TensorArrayScatterV3": lambda: tensor_array(lambda h, flow: R.TensorArrayGatherV3(handle=h, indices=c([2, 0]), flow_in=flow, dtype=tf.float32)),
+    "TensorArrayGatherV3": lambda: tensor_array(lambda h, flow: R.TensorArrayGatherV3(handle=h, indices=c([2, 0]), flow_in=flow, dtype=tf.float32)),
+    "TensorArrayReadV3": lambda: tensor_array(lambda h, flow: R.TensorArrayReadV3(handle=h, index=c(1), flow_in=flow, dtype=tf.float32)),
+    "TensorArrayWriteV3": lambda: (lambda ta: R.TensorArrayReadV3(handle=ta.handle, index=c(1), flow_in=R.TensorArrayWriteV3(handle=ta.handle, index=c(1), value=c([7.0, 8.0]), flow_in=ta.flow), dtype=tf.float32))(R.TensorArrayV3(size=c(2), dtype=tf.float32)),
+    "TensorArraySizeV3": lambda: tensor_array(lambda h, flow: R.TensorArraySizeV3(handle=h, flow_in=flow)),
+    "TensorArrayConcatV3": lambda: tensor_array(lambda h, flow: R.TensorArrayConcatV3(handle=h, flow_in=flow, dtype=tf.float32)),
+    "TensorArraySplitV3": lambda: (lambda ta: R.TensorArrayConcatV3(handle=ta.handle, flow_in=R.TensorArraySplitV3(handle=ta.handle, value=fa(5), lengths=c([2, 3], tf.int64), flow_in=ta.flow), dtype=tf.float32))(R.TensorArrayV3(size=c(2), dtype=tf.float32)),
+    "TensorArrayCloseV3": lambda: tensor_array(close_after_read),
+    "StackV2": stack,
+    "StackPushV2": stack,
+    "StackPopV2": stack,
+    "Enter": while_loop,
+    "Exit": while_loop,
+    "NextIteration": while_loop,
+    "LoopCond": while_loop,
+    "Merge": cond,
+    "Switch": cond,
+    "ScalarSummary": lambda: R.ScalarSummary(tags=c(["a", "b"]), values=c([1.5, 2.5])),
+    "HistogramSummary": lambda: R.HistogramSummary(tag=c("h"), values=fa(4, 3)),
+    "TensorSummaryV2": lambda: R.TensorSummaryV2(tag=c("t"), tensor=fa(2), serialized_summary_metadata=c("")),
+    "MergeSummary": lambda: R.MergeSummary(inputs=[R.ScalarSummary(tags=c("a"), values=c(1.0)), R.ScalarSummary(tags=c("b"), values=c(2.0))]),
+    "RandomUniform": lambda: R.RandomUniform(shape=c([2, 3]), dtype=tf.float32, seed=7, seed2=11),
+    "RandomStandardNormal": lambda: R.RandomStandardNormal(shape=c([2, 3]), dtype=tf.float32, seed=7, seed2=11),
+    "TruncatedNormal": lambda: R.TruncatedNormal(shape=c([2, 3]), dtype=tf.float32, seed=7, seed2=11),
+    "RandomUniformInt": lambda: R.RandomUniformInt(shape=c([2, 3]), minval=c(0), maxval=c(100), seed=7, seed2=11),
+    "RandomShuffle": lambda: R.RandomShuffle(value=c([1, 2, 3, 4, 5]), seed=7, seed2=11),
+    "Multinomial": lambda: R.Multinomial(logits=c([[0.0, 1.0, 2.0]]), num_samples=c(6), seed=7, seed2=11),
+    "DecodeAndCropJpeg": lambda: R.DecodeAndCropJpeg(contents=R.EncodeJpeg(image=c(np.arange(48, dtype=np.uint8).reshape(4, 4, 3)), quality=90), crop_window=c([1, 0, 2, 3])),
+    "EncodeJpegVariableQuality": lambda: R.EncodeJpegVariableQuality(images=c(np.arange(48, dtype=np.uint8).reshape(4, 4, 3)), quality=c(75)),
+    "StackCloseV2": lambda: stack_closed(),
+    "TensorArrayGradV3": lambda: tensor_array(lambda h, flow: R.TensorArrayGradV3(handle=h, flow_in=flow, source="g").flow_out),
+    "ImageSummary": lambda: R.ImageSummary(tag=c("img"), tensor=c(np.arange(48, dtype=np.uint8).reshape(1, 4, 4, 3)), max_images=1),
+    "AudioSummaryV2": lambda: R.AudioSummaryV2(tag=c("snd"), tensor=c([[0.0, 0.5, -0.5, 0.25]]), sample_rate=c(8000.0)),
+    "MutexLock": mutex_case,
+    "MutexV2": mutex_case,
+    "ConsumeMutexLock": mutex_case,
+    "DecodeBmp": lambda: R.DecodeBmp(contents=c(open(os.path.join(HERE, "image_sample.bmp"), "rb").read())),
+    "DecodeGif": lambda: R.DecodeGif(contents=c(open(os.path.join(HERE, "image_sample.gif"), "rb").read())),
+    "MaxPool3DGradGrad": lambda: R.MaxPool3DGradGrad(orig_input=fa(1, 4, 4, 4, 2), orig_output=R.MaxPool3D(input=fa(1, 4, 4, 4, 2), ksize=[1, 2, 2, 2, 1], strides=[1, 2, 2, 2, 1], padding="VALID"), grad=fa(1, 4, 4, 4, 2), ksize=[1, 2, 2, 2, 1], strides=[1, 2, 2, 2, 1], padding="VALID"),
+    "SparseAddGrad": lambda: R.SparseAddGrad(backprop_val_grad=c([1.0, 2.0, 3.0]), a_indices=c([[0, 1], [1, 1]], tf.int64), b_indices=c([[0, 1], [1, 0]], tf.int64), sum_indices=c([[0, 1], [1, 0], [1, 1]], tf.int64)),
+    "SparseFillEmptyRowsGrad": lambda: R.SparseFillEmptyRowsGrad(reverse_index_map=c([0, 2], tf.int64), grad_values=c([1.0, 2.0, 3.0])),
+    "SparseSliceGrad": lambda: R.SparseSliceGrad(backprop_val_grad=c([5.0]), input_indices=c([[0, 1], [2, 0]], tf.int64), input_start=c([1, 0], tf.int64), output_indices=c([[1, 0]], tf.int64)),
+    "FusedBatchNormGradV3": lambda: R.FusedBatchNormGradV3(y_backprop=image(2, 3, 3, 2), x=image(2, 3, 3, 2), scale=c([1.0, 2.0]), reserve_space_1=c([0.5, 0.4]), reserve_space_2=c([1.0, 2.0]), reserve_space_3=c([]), is_training=False, name="bn_grad")[:3],
+    "CTCLoss": lambda: R.CTCLoss(inputs=fa(4, 2, 3), labels_indices=c([[0, 0], [1, 0], [1, 1]], tf.int64), labels_values=c([1, 0, 1]), sequence_length=c([4, 3]))
+}
+CASES.update(STATEFUL_CASES)
+
 # Ops the fixture does not build, and why (the rest of the list gets a reason computed below).
 NOT_BUILT = {
     "_Send": "runtime-only rendezvous op (inserted by graph partitioning)",
@@ -300,7 +468,6 @@ NOT_BUILT = {
     "PrintV2": "has no outputs to compare",
     "ComplexAbs": "needs complex inputs, which tensorweave does not support",
     "Placeholder": "needs a feed; covered by the model graphs in test_graph_interchange.py",
-    "Multinomial": "stateful random op: its numbers depend on TF's per-op random state",
     "PyFunc": "calls back into the writing process's Python",
     "PyFuncStateless": "calls back into the writing process's Python",
 }
@@ -363,6 +530,8 @@ def _py_name(name):
 
 
 def outputs_of(result):
+    if isinstance(result, dict):
+        return outputs_of(result["out"])
     if isinstance(result, tf.Operation):
         return list(result.outputs)
     if isinstance(result, tf.Tensor):
@@ -380,8 +549,13 @@ def record(op_name, build, arrays):
         if not outputs or any(t.op.type != op_name for t in outputs if op_name != "Const"):
             if not any(n.type == op_name for n in graph.get_operations()):
                 raise ValueError(f"graph has no {op_name} node")
+        setup = result.get("setup", []) if isinstance(result, dict) else []
+        targets = [t for t in outputs if isinstance(t, tf.Operation)]
+        outputs = [t for t in outputs if isinstance(t, tf.Tensor) and t.dtype != tf.resource]
         with tf.Session(graph=graph) as sess:
-            values = sess.run(outputs)
+            for op in setup:
+                sess.run(op)
+            values = sess.run(outputs + targets)[:len(outputs)]
         graph_def = graph.as_graph_def()
     arrays[f"{op_name}/graph"] = np.frombuffer(graph_def.SerializeToString(), np.uint8)
     for i, v in enumerate(values):
@@ -389,7 +563,8 @@ def record(op_name, build, arrays):
         if v.dtype == object:
             v = v.astype(bytes)
         arrays[f"{op_name}/{i}"] = v
-    return [t.name for t in outputs]
+    return {"outputs": [t.name for t in outputs], "setup": [op.name for op in setup],
+            "targets": [op.name for op in targets]}
 
 
 def main():
