@@ -34,7 +34,7 @@ _HINT_ATTRS = {"MatMul": ("grad_a", "grad_b"),
 # Attrs TF 2.x added to ops this binary declares as in TF 1.x, with the value that keeps the TF 1.x
 # behaviour. TF 2.x's as_graph_def writes them even at that value; there they are dropped on import,
 # any other value is still rejected (it would ask for something this binary does not compute).
-_LATER_DEFAULTS = {
+_LATER_DEFAULTS: dict[str, dict[str, tuple[str, Any]]] = {
     **{op: {"exponential_avg_factor": ("f", 1.0)} for op in ("FusedBatchNorm", "FusedBatchNormV2",
                                                              "FusedBatchNormV3")},
     **{op: {"bad_indices_policy": ("s", b"")} for op in ("GatherNd", "ScatterNd", "ResourceGatherNd")},

@@ -5,6 +5,7 @@ constants around one registered op type; we import it, run the op's outputs and 
 compared by the pixels
 they decode to: zlib/libpng builds pick different deflate streams for the same image, and the
 image-codec tests hold tensorweave's PNGs to that same round-trip contract."""
+
 import json
 import os
 
@@ -22,10 +23,13 @@ CASES = META["cases"]
 # Ops whose TF graphs still fail here, with the reason; the test asserts they still fail.
 KNOWN_FAILURES = {
     "DecodeJpeg": "Pillow's libjpeg-turbo upsamples the 4:2:0 chroma of a 4x4 JPEG differently from "
-                  "TF's (pixels off by up to 3); the JPEG TF encoded is byte-identical to ours",
+    "TF's (pixels off by up to 3); the JPEG TF encoded is byte-identical to ours",
     "DecodeAndCropJpeg": "decodes through the same Pillow path as DecodeJpeg (same 4:2:0 upsampling difference)",
 }
-COMPARE_DECODED = {"EncodePng": lambda data: _decode_png(data).tolist(), "ImageSummary": lambda data: _image_summary(data)}
+COMPARE_DECODED = {
+    "EncodePng": lambda data: _decode_png(data).tolist(),
+    "ImageSummary": lambda data: _image_summary(data),
+}
 MIN_COVERED = 340
 
 
@@ -38,7 +42,7 @@ def _run_case(op_name):
         with tf.Session() as sess:
             for setup in case["setup"]:
                 sess.run(setup)
-            return sess.run(case["outputs"] + case["targets"])[:len(case["outputs"])]
+            return sess.run(case["outputs"] + case["targets"])[: len(case["outputs"])]
 
 
 def _decode_png(data):
@@ -49,8 +53,10 @@ def _decode_png(data):
 def _image_summary(data):
     """An image Summary with its PNG replaced by the pixels it decodes to."""
     summary = summary_pb2.Summary.FromString(data)
-    return [(v.tag, v.image.height, v.image.width, v.image.colorspace, _decode_png(v.image.encoded_image_string).tolist())
-            for v in summary.value]
+    return [
+        (v.tag, v.image.height, v.image.width, v.image.colorspace, _decode_png(v.image.encoded_image_string).tolist())
+        for v in summary.value
+    ]
 
 
 def _compare(op_name):
