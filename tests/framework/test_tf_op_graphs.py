@@ -99,3 +99,31 @@ def test_coverage_does_not_shrink():
     assert set(CASES) <= set(registered_ops())
     assert not set(CASES) & set(META["skipped"])
     assert all(META["skipped"].values())
+
+
+def _graph_def(op_name):
+    graph_def = graph_pb2.GraphDef()
+    graph_def.ParseFromString(FIXTURE[f"{op_name}/graph"].tobytes())
+    return graph_def
+
+
+def test_later_tf_attr_is_dropped_only_at_its_tf1_value():
+    # TF 2.21 writes GatherNd's bad_indices_policy="" and SparseSegmentSum's sparse_gradient=false;
+    # any other value asks for behaviour TF 1.x (and tensorweave) does not have, so it is rejected.
+    for op_name, key, value in (("GatherNd", "bad_indices_policy", "s"), ("SparseSegmentSum", "sparse_gradient", "b")):
+        graph_def = _graph_def(op_name)
+        node = next(n for n in graph_def.node if n.op == op_name)
+        assert key in node.attr
+        setattr(node.attr[key], value, b"ERROR" if value == "s" else True)
+        with tf.Graph().as_default():
+            with pytest.raises(ValueError, match=key):
+                tf.import_graph_def(graph_def, name="")
+
+
+def test_batch_matmul_gradient_hints_are_dropped_whatever_their_value():
+    graph_def = _graph_def("BatchMatMulV2")
+    node = next(n for n in graph_def.node if n.op == "BatchMatMulV2")
+    node.attr["grad_x"].b = True
+    with tf.Graph().as_default() as graph:
+        tf.import_graph_def(graph_def, name="")
+        assert "grad_x" not in graph.get_operation_by_name(node.name).node_def.attr
