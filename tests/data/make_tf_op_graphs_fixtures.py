@@ -636,6 +636,12 @@ def stack_closed():
         return [pop, R.StackCloseV2(handle=h)]
 
 
+def with_target(op):
+    """An op without outputs, run as a target next to a tensor that depends on it."""
+    with tf.control_dependencies([op]):
+        return [tf.identity(c([1.0, 2.0])), op]
+
+
 def mutex_case():
     lock = R.MutexLock(mutex=R.MutexV2())
     with tf.control_dependencies([lock]):
@@ -910,6 +916,39 @@ STATEFUL_CASES = {
     ),
     "AudioSummaryV2": lambda: R.AudioSummaryV2(tag=c("snd"), tensor=c([[0.0, 0.5, -0.5, 0.25]]), sample_rate=c(8000.0)),
     "MutexLock": mutex_case,
+    "NoOp": lambda: with_target(R.NoOp()),
+    "ControlTrigger": lambda: with_target(R.ControlTrigger()),
+    "Assert": lambda: with_target(R.Assert(condition=c(True), data=[c([1.0])])),
+    "PrintV2": lambda: with_target(R.PrintV2(input=c("printed"), output_stream="stdout")),
+    "SampleDistortedBoundingBoxV2": lambda: R.SampleDistortedBoundingBoxV2(
+        image_size=c([20, 30, 3]),
+        bounding_boxes=c([[[0.1, 0.1, 0.9, 0.8]]]),
+        min_object_covered=c(0.3),
+        seed=5,
+        seed2=6,
+    ),
+    "SampleDistortedBoundingBox": lambda: R.SampleDistortedBoundingBox(
+        image_size=c([20, 30, 3]), bounding_boxes=c([[[0.1, 0.1, 0.9, 0.8]]]), seed=5, seed2=6
+    ),
+    "UniformCandidateSampler": lambda: R.UniformCandidateSampler(
+        true_classes=c([[1], [3]], tf.int64), num_true=1, num_sampled=4, unique=True, range_max=10, seed=5, seed2=6
+    ),
+    "LogUniformCandidateSampler": lambda: R.LogUniformCandidateSampler(
+        true_classes=c([[1], [3]], tf.int64), num_true=1, num_sampled=4, unique=True, range_max=10, seed=5, seed2=6
+    ),
+    "AllCandidateSampler": lambda: R.AllCandidateSampler(
+        true_classes=c([[1], [3]], tf.int64), num_true=1, num_sampled=4, unique=True, seed=5, seed2=6
+    ),
+    "FixedUnigramCandidateSampler": lambda: R.FixedUnigramCandidateSampler(
+        true_classes=c([[1], [3]], tf.int64),
+        num_true=1,
+        num_sampled=3,
+        unique=True,
+        range_max=5,
+        unigrams=[1.0, 2.0, 3.0, 4.0, 5.0],
+        seed=5,
+        seed2=6,
+    ),
     "MutexV2": mutex_case,
     "ConsumeMutexLock": mutex_case,
     "DecodeBmp": lambda: R.DecodeBmp(contents=c(open(os.path.join(HERE, "image_sample.bmp"), "rb").read())),
