@@ -22,9 +22,9 @@ META = json.loads(FIXTURE["meta"].tobytes())
 CASES = META["cases"]
 # Ops whose TF graphs still fail here, with the reason; the test asserts they still fail.
 KNOWN_FAILURES = {
-    "DecodeJpeg": "Pillow's libjpeg-turbo upsamples the 4:2:0 chroma of a 4x4 JPEG differently from "
-    "TF's (pixels off by up to 3); the JPEG TF encoded is byte-identical to ours",
-    "DecodeAndCropJpeg": "decodes through the same Pillow path as DecodeJpeg (same 4:2:0 upsampling difference)",
+    "DecodeJpeg": "Pillow's libjpeg uses the accurate integer IDCT where TF uses the fast one (the "
+    "documented difference in tensorweave/ops/image/codecs.py); the JPEG TF encoded is byte-identical to ours",
+    "DecodeAndCropJpeg": "decodes through the same Pillow path as DecodeJpeg (same IDCT difference)",
     "FixedUnigramCandidateSampler": "with unique=True it samples the same candidate set as TF but in a "
     "different order: by design it draws from a NumPy generator, not TF's alias table (see "
     "tensorweave/ops/random/range_samplers.py), so its distribution is TF's but its sequence is not",
@@ -33,6 +33,8 @@ COMPARE_DECODED = {
     "EncodePng": lambda data: _decode_png(data).tolist(),
     "ImageSummary": lambda data: _image_summary(data),
 }
+# Known failures that still come within this many levels of TF's integer outputs.
+KNOWN_CLOSE = {"DecodeJpeg": 3, "DecodeAndCropJpeg": 3}
 MIN_COVERED = 365
 
 
@@ -93,6 +95,9 @@ def test_known_failures_still_fail():
         assert op_name in CASES
         with pytest.raises(AssertionError):
             _compare(op_name)
+    for op_name, levels in KNOWN_CLOSE.items():
+        got = np.asarray(_run_case(op_name)[0]).astype(int)
+        assert np.abs(got - FIXTURE[f"{op_name}/0"].astype(int)).max() <= levels
 
 
 def test_coverage_does_not_shrink():
