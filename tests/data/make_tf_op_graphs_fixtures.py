@@ -642,6 +642,18 @@ def with_target(op):
         return [tf.identity(c([1.0, 2.0])), op]
 
 
+def reader_case(read, read_first=False, reset=False):
+    """An IdentityReader over a queue of two work strings (its records are the work itself)."""
+    reader = R.IdentityReaderV2()
+    q = R.FIFOQueueV2(component_types=[tf.string])
+    setup = [R.QueueEnqueueManyV2(handle=q, components=[c(["w1", "w2"])])]
+    if read_first:
+        setup.append(R.ReaderReadV2(reader_handle=reader, queue_handle=q).key.op)
+    if reset:
+        setup.append(R.ReaderResetV2(reader_handle=reader))
+    return {"out": read(reader, q), "setup": setup}
+
+
 def mutex_case():
     lock = R.MutexLock(mutex=R.MutexV2())
     with tf.control_dependencies([lock]):
@@ -916,6 +928,20 @@ STATEFUL_CASES = {
     ),
     "AudioSummaryV2": lambda: R.AudioSummaryV2(tag=c("snd"), tensor=c([[0.0, 0.5, -0.5, 0.25]]), sample_rate=c(8000.0)),
     "MutexLock": mutex_case,
+    "IdentityReaderV2": lambda: reader_case(lambda r, q: list(R.ReaderReadV2(reader_handle=r, queue_handle=q))),
+    "ReaderReadV2": lambda: reader_case(lambda r, q: list(R.ReaderReadV2(reader_handle=r, queue_handle=q))),
+    "ReaderReadUpToV2": lambda: reader_case(
+        lambda r, q: list(R.ReaderReadUpToV2(reader_handle=r, queue_handle=q, num_records=c(2, tf.int64)))
+    ),
+    "ReaderNumRecordsProducedV2": lambda: reader_case(
+        lambda r, q: R.ReaderNumRecordsProducedV2(reader_handle=r), read_first=True
+    ),
+    "ReaderNumWorkUnitsCompletedV2": lambda: reader_case(
+        lambda r, q: R.ReaderNumWorkUnitsCompletedV2(reader_handle=r), read_first=True
+    ),
+    "ReaderResetV2": lambda: reader_case(
+        lambda r, q: R.ReaderNumRecordsProducedV2(reader_handle=r), read_first=True, reset=True
+    ),
     "NoOp": lambda: with_target(R.NoOp()),
     "ControlTrigger": lambda: with_target(R.ControlTrigger()),
     "Assert": lambda: with_target(R.Assert(condition=c(True), data=[c([1.0])])),
