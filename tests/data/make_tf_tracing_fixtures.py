@@ -12,6 +12,8 @@ import numpy as np
 import tensorflow.compat.v1 as tf
 from tensorflow.python.client import timeline
 
+from tracing_models import more_ops_model  # beside this script; shared with the tests
+
 tf.disable_eager_execution()
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -108,31 +110,6 @@ def small_model():
     return g
 
 
-def more_ops_model():
-    """The other ops TF registers FLOP counts for, with fully known shapes."""
-    g = tf.Graph()
-    with g.as_default():
-        img = tf.placeholder(tf.float32, (2, 8, 8, 3), name="img")
-        pooled = tf.nn.max_pool(img, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
-        avg = tf.nn.avg_pool(img, [1, 3, 3, 1], [1, 1, 1, 1], "SAME")
-        v = tf.placeholder(tf.float32, (4, 5), name="v")
-        tf.nn.softmax(v)
-        tf.nn.l2_loss(v)
-        tf.add_n([v, v, v])
-        tf.math.rsqrt(v)
-        tf.square(v)
-        tf.math.log(v)
-        tf.math.reciprocal(v)
-        tf.maximum(v, 1.0)
-        tf.math.squared_difference(v, v)
-        tf.argmax(v, 1)
-        bm = tf.placeholder(tf.float32, (3, 4, 5), name="bm")
-        tf.matmul(bm, tf.placeholder(tf.float32, (3, 5, 2)))
-        tf.matmul(v, tf.placeholder(tf.float32, (4, 6)), transpose_a=True)
-        tf.gradients(tf.reduce_sum(pooled) + tf.reduce_sum(avg), img)
-    return g
-
-
 def proto_tree(node):
     return {"name": node.name, "parameters": node.parameters, "total_parameters": node.total_parameters,
             "float_ops": node.float_ops, "total_float_ops": node.total_float_ops,
@@ -186,7 +163,7 @@ def record_profiler():
         tree = multi_tree(result) if cmd == "op" else proto_tree(result)
         report = text[text.index("node name |"):text.index("\n======================End of Report")]
         out[key] = {"tree": tree, "report": report.rstrip("\n") + "\n", "options": opts}
-    g2 = more_ops_model()
+    g2 = more_ops_model(tf)
     opts = builder.float_operation()
     result, text = capture(lambda: tf.profiler.profile(g2, cmd="op", options=opts))
     report = text[text.index("node name |"):text.index("\n======================End of Report")]

@@ -7,6 +7,7 @@ import os
 import pytest
 
 import tensorweave as tf
+from tests.data.tracing_models import more_ops_model
 
 EXPECTED = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "tf_tracing_expected.json")
 with open(EXPECTED) as _f:
@@ -85,34 +86,9 @@ def test_default_graph_and_printed_header(capsys):
     assert "flops: Number of float operations." in out
 
 
-def more_ops_model():
-    """The fixture script's second model: the other ops with registered FLOP counts."""
-    g = tf.Graph()
-    with g.as_default():
-        img = tf.placeholder(tf.float32, (2, 8, 8, 3), name="img")
-        pooled = tf.nn.max_pool(img, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
-        avg = tf.nn.avg_pool(img, [1, 3, 3, 1], [1, 1, 1, 1], "SAME")
-        v = tf.placeholder(tf.float32, (4, 5), name="v")
-        tf.nn.softmax(v)
-        tf.nn.l2_loss(v)
-        tf.add_n([v, v, v])
-        tf.math.rsqrt(v)
-        tf.square(v)
-        tf.math.log(v)
-        tf.math.reciprocal(v)
-        tf.maximum(v, 1.0)
-        tf.math.squared_difference(v, v)
-        tf.argmax(v, 1)
-        bm = tf.placeholder(tf.float32, (3, 4, 5), name="bm")
-        tf.matmul(bm, tf.placeholder(tf.float32, (3, 5, 2)))
-        tf.matmul(v, tf.placeholder(tf.float32, (4, 6)), transpose_a=True)
-        tf.gradients(tf.reduce_sum(pooled) + tf.reduce_sum(avg), img)
-    return g
-
-
 def test_registered_flops_of_more_ops_match_tensorflow(capsys):
     want = PROFILER["more_ops_op_flops"]
-    result = tf.profiler.profile(more_ops_model(), cmd="op", options=want["options"])
+    result = tf.profiler.profile(more_ops_model(tf), cmd="op", options=want["options"])
     assert report(capsys.readouterr().out) == want["report"]
 
     def counts(t):  # graph node names aside: our summed gradient is gradients/img_grad/AddN
