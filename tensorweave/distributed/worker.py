@@ -76,6 +76,7 @@ class RegisteredGraph:
 
     def __init__(self, worker: "Worker", graph_def: Any, config: Any) -> None:
         self.graph = Graph()
+        self.graph._internal_names = True  # Send/Recv and control-loop nodes of the partitioner
         with self.graph.as_default():
             import_graph_def(graph_def, name="")
         self.config = config
