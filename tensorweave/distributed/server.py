@@ -119,7 +119,7 @@ class Server:
         """Blocks until the server has been stopped."""
         self._stopped.wait()
 
-    def stop(self, grace: Optional[float] = 1.0) -> None:
+    def stop(self, grace: Optional[float] = 1.0, wait: bool = True) -> None:
         """Stops serving: running steps on this task fail, then the port closes."""
         with self._lock:
             if self._stopped.is_set():
@@ -128,7 +128,9 @@ class Server:
         _local_masters.pop(self._target, None)
         self._master.shutdown()
         self._worker.shutdown()
-        self._grpc.stop(grace).wait(grace + 1 if grace else None)
+        stopped = self._grpc.stop(grace)
+        if wait:
+            stopped.wait(grace + 1 if grace else 5.0)
 
     @property
     def server_def(self) -> Any:
@@ -147,6 +149,6 @@ class Server:
     def __del__(self) -> None:
         try:
             if not self._stopped.is_set():
-                self.stop(grace=None)
+                self.stop(grace=None, wait=False)  # never block the interpreter's exit
         except Exception:  # noqa: BLE001  (interpreter shutdown)
             pass
