@@ -32,7 +32,8 @@ def main() -> None:
                                            log_step_count_steps=None) as sess:
         while not sess.should_stop():
             i = steps % 8
-            _, value, gs = sess.run([train, loss, global_step], {x: xs[i * 32:(i + 1) * 32], y: ys[i * 32:(i + 1) * 32]})
+            batch = {x: xs[i * 32:(i + 1) * 32], y: ys[i * 32:(i + 1) * 32]}
+            _, value, gs = sess.run([train, loss, global_step], batch)
             losses.append(float(value))
             steps += 1
     print(json.dumps({"task": task, "steps": steps, "first": losses[0], "last": losses[-1], "global_step": int(gs)}),
