@@ -59,7 +59,9 @@ class _RemoteRunCallable:
             feed_values = self.expand(feed_values)
         feeds = [convert(v) for convert, v in zip(self.converters, feed_values)]
         timeout = timeout_seconds(options, session._config)
-        values = self.backend.run(self.feed_names, feeds, self.fetch_names, self.target_names, timeout)
+        graphs = run_metadata is not None and options is not None and options.output_partition_graphs
+        values = self.backend.run(self.feed_names, feeds, self.fetch_names, self.target_names, timeout,
+                                  run_metadata if graphs else None)
         return self.handler.build_results(values)
 
 
@@ -96,16 +98,21 @@ class GrpcSessionBackend:
             self.sent_version = version
 
     def run(self, feed_names: Sequence[str], feeds: Sequence[Any], fetch_names: Sequence[str],
-            target_names: Sequence[str], timeout: Optional[float]) -> list[Any]:
+            target_names: Sequence[str], timeout: Optional[float], run_metadata: Any = None) -> list[Any]:
         self._sync_graph()
         header = {"session": self.handle, "feeds": feed_names, "fetches": fetch_names, "targets": target_names,
                   "timeout": timeout}
+        if run_metadata is not None:
+            header["partition_graphs"] = True
         reply = self.client.call("RunStep", header, list(zip(feed_names, feeds)),
                                  timeout=None if timeout is None else timeout + 5.0)
         values = []
         for i in range(len(fetch_names)):
             value = reply.tensors.get(str(i))
             values.append(value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value)
+        if run_metadata is not None:
+            for name in sorted(n for n in reply.tensors if n.startswith("partition_graph:")):
+                run_metadata.partition_graphs.add().ParseFromString(reply.tensors[name].tobytes())
         return values
 
     def list_devices(self) -> list[Any]:

@@ -464,7 +464,12 @@ class Master:
         timeout = header.get("timeout")
         timeout = float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else None
         results = session.run(feeds, fetches, targets, values, timeout)
-        return {}, list(zip((f"{i}" for i in range(len(results))), results))
+        replies = list(zip((f"{i}" for i in range(len(results))), results))
+        if header.get("partition_graphs"):  # RunOptions.output_partition_graphs: each task's subgraph
+            plan = session.plan(feeds, fetches, targets)
+            replies += [(f"partition_graph:{i}", _uint8(g.graph_def.SerializeToString()))
+                        for i, g in enumerate(plan.graphs)]
+        return {}, replies
 
     def close_session(self, message: wire.Message) -> tuple[dict, list]:
         with self._lock:

@@ -61,7 +61,6 @@ def test_variables_on_ps_tasks_and_feeds_consumed_there(cluster):
             np.testing.assert_allclose(sess.run(a), [3.0, 6.0, 9.0])
             np.testing.assert_allclose(sess.run(b), [-2.0, -5.0, -8.0])
             assert sess.run(total, {x: np.ones(3, np.float32)}) == pytest.approx(3.0)
-            assert a.op._assigned_device is None or True  # placement happens on the master's copy
             devices = {d.name for d in sess.list_devices()}
             assert "/job:ps/replica:0/task:1/device:CPU:0" in devices and len(devices) == 3
 
@@ -69,9 +68,11 @@ def test_variables_on_ps_tasks_and_feeds_consumed_there(cluster):
 def test_unplaced_ops_stay_on_the_masters_task(cluster):
     with tf.Graph().as_default():
         c = tf.constant([1.0, 2.0]) * 3.0
-        options = tf.RunOptions(output_partition_graphs=True)
+        options, metadata = tf.RunOptions(output_partition_graphs=True), tf.RunMetadata()
         with tf.Session(_target(cluster)) as sess:
-            np.testing.assert_allclose(sess.run(c, options=options), [3.0, 6.0])
+            np.testing.assert_allclose(sess.run(c, options=options, run_metadata=metadata), [3.0, 6.0])
+        assert [node.device for g in metadata.partition_graphs for node in g.node] == [
+            "/job:worker/replica:0/task:0/device:CPU:0"] * 3  # two constants and the product
 
 
 def test_second_session_sees_the_same_variables(cluster):
@@ -233,3 +234,56 @@ def test_training_through_the_cluster_matches_local_training(cluster):
     distributed = _train_mlp(_target(cluster))
     np.testing.assert_allclose(distributed, local, rtol=1e-6)
     assert distributed[-1] < distributed[0]
+
+
+def test_updates_follow_the_variable_whatever_their_device_scope(cluster):
+    # TF runs an update where its variable lives, even when created under another task's scope
+    # (replica_device_setter programs do `assign_add(global_step, 1)` on the worker).
+    with tf.Graph().as_default():
+        with tf.device("/job:ps/task:1"):
+            v = tf.Variable(1.0, name="follow_v")
+        with tf.device("/job:worker/task:0"):
+            inc = tf.assign_add(v, 2.0)
+        with tf.Session(_target(cluster)) as sess:
+            sess.run(v.initializer)
+            assert sess.run(inc) == 3.0
+            assert sess.run(v) == 3.0
+
+
+def test_in_graph_replication_over_two_worker_tasks():
+    with in_process_cluster(ps=1, worker=2) as servers:
+        with tf.Graph().as_default():
+            with tf.device("/job:ps/task:0"):
+                w = tf.Variable([[0.0], [0.0]], name="w")
+            xs = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]], np.float32)
+            ys = xs @ np.array([[0.5], [-1.0]], np.float32)
+            grads, losses = [], []
+            for tower in range(2):  # one client, a tower on each worker task
+                with tf.device(f"/job:worker/task:{tower}"):
+                    x = tf.constant(xs[tower * 2:(tower + 1) * 2])
+                    y = tf.constant(ys[tower * 2:(tower + 1) * 2])
+                    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
+                    grads.append(tf.gradients(loss, w)[0])
+                    losses.append(loss)
+            with tf.device("/job:ps/task:0"):
+                train = tf.assign_sub(w, 0.01 * tf.add_n(grads) / 2.0)
+            total = tf.add_n(losses)
+            with tf.Session(servers["worker"][0].target) as sess:
+                sess.run(w.initializer)
+                first = sess.run(total)
+                for _ in range(50):
+                    sess.run(train)
+                assert sess.run(total) < first * 0.2
+                options, metadata = tf.RunOptions(output_partition_graphs=True), tf.RunMetadata()
+                sess.run(train, options=options, run_metadata=metadata)
+                devices = {node.device for g in metadata.partition_graphs for node in g.node}
+                assert {"/job:worker/replica:0/task:0/device:CPU:0", "/job:worker/replica:0/task:1/device:CPU:0",
+                        "/job:ps/replica:0/task:0/device:CPU:0"} == devices  # a tower on each worker task
+            # the reference: the same arithmetic in NumPy
+            weights = np.zeros((2, 1), np.float32)
+            for _ in range(51):
+                g = sum(2 * xs[t * 2:(t + 1) * 2].T @ (xs[t * 2:(t + 1) * 2] @ weights - ys[t * 2:(t + 1) * 2]) / 2
+                        for t in range(2))
+                weights -= 0.01 * g / 2.0
+            with tf.Session(servers["worker"][0].target) as sess:
+                np.testing.assert_allclose(sess.run(w), weights, rtol=1e-4)
