@@ -31,7 +31,7 @@ from tensorweave.framework.graph import Graph
 from tensorweave.framework.graph_def import GraphDef
 from tensorweave.framework.importer import import_graph_def
 from tensorweave.runtime import pruning
-from tensorweave.runtime.config import ConfigProto
+from tensorweave.runtime.config import ConfigProto, RunMetadata
 from tensorweave.runtime.cost_model import CostModel
 from tensorweave.runtime.device import Device
 from tensorweave.runtime.partition import PartitionOptions, partition_graph
@@ -68,6 +68,7 @@ class _Step:
         self.results: list[Any] = [None] * num_fetches
         self.error: Optional[BaseException] = None
         self.pending = 0
+        self.stats: Any = None  # a StepStats proto when the step is traced
         self.lock = threading.Lock()
         self.done = threading.Event()
 
@@ -254,7 +255,8 @@ class MasterSession:
 
     # -- steps ------------------------------------------------------------------------------------
     def run(self, feeds: Sequence[str], fetches: Sequence[str], targets: Sequence[str],
-            values: Sequence[Any], timeout: Optional[float]) -> list[Any]:
+            values: Sequence[Any], timeout: Optional[float], step_stats: Any = None) -> list[Any]:
+        """Runs a step; with `step_stats` (a StepStats proto) every task traces its part into it."""
         if self.closed:
             raise errors.AbortedError(None, None, f"Session {self.handle} is closed")
         plan = self.plan(feeds, fetches, targets)
@@ -264,6 +266,7 @@ class MasterSession:
                 if err is not None:
                     raise type(err)(None, None, err.message) if isinstance(err, errors.OpError) else err
         step = _Step(self.master.new_step_id(), plan.num_fetches)
+        step.stats = step_stats
         timeout = timeout or self.call_timeout
         self.running[step.step_id] = step
         try:
@@ -279,6 +282,8 @@ class MasterSession:
         step.pending = len(plan.graphs)
         for i, (g, header) in enumerate(zip(plan.graphs, plan.headers)):
             header = dict(header, step=step.step_id, timeout=timeout)
+            if step.stats is not None:
+                header["trace"] = True
             tensors = [(name, values[j]) for name, j in zip(plan.feed_names[i], plan.feed_indices[i])]
             client = self.client(g.task)
             if isinstance(client, rpc.LocalClient):
@@ -312,6 +317,10 @@ class MasterSession:
                 for name, j in zip(names, plan.fetch_indices[index]):
                     value = reply.tensors.get(name)
                     step.results[j] = value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
+                stats = reply.tensors.get("step_stats")
+                if step.stats is not None and isinstance(stats, np.ndarray):
+                    with step.lock:
+                        step.stats.MergeFromString(stats.tobytes())
             with step.lock:
                 step.pending -= 1
                 last = step.pending == 0
@@ -463,8 +472,12 @@ class Master:
             values.append(value)
         timeout = header.get("timeout")
         timeout = float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else None
-        results = session.run(feeds, fetches, targets, values, timeout)
+        metadata = RunMetadata() if header.get("trace") else None
+        results = session.run(feeds, fetches, targets, values, timeout,
+                              None if metadata is None else metadata.step_stats)
         replies = list(zip((f"{i}" for i in range(len(results))), results))
+        if metadata is not None:
+            replies.append(("step_stats", _uint8(metadata.step_stats.SerializeToString())))
         if header.get("partition_graphs"):  # RunOptions.output_partition_graphs: each task's subgraph
             plan = session.plan(feeds, fetches, targets)
             replies += [(f"partition_graph:{i}", _uint8(g.graph_def.SerializeToString()))

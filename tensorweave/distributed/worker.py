@@ -37,13 +37,14 @@ from tensorweave.framework.device_spec import parse_device
 from tensorweave.framework.graph import Graph
 from tensorweave.framework.graph_def import GraphDef
 from tensorweave.framework.importer import import_graph_def
-from tensorweave.runtime.config import ConfigProto
+from tensorweave.runtime.config import ConfigProto, RunMetadata
 from tensorweave.runtime.device import DeviceMgr, create_devices
 from tensorweave.runtime.graph_compiler import KernelCache
 from tensorweave.runtime.placer import Placer
 from tensorweave.runtime.rendezvous import LocalRendezvous, RendezvousKey
 from tensorweave.runtime.step_context import DEAD, StepContext
 from tensorweave.runtime.step_plan import StepPlan
+from tensorweave.runtime.step_stats import StepTracer
 
 _log = logging.getLogger("tensorweave.distributed")
 
@@ -258,6 +259,8 @@ class Worker:
         if rendezvous is None:
             raise errors.AbortedError(None, None, f"Step {step_id} was already aborted on task {self.task}")
         step = StepContext(values, registered, rendezvous)
+        if header.get("trace"):  # RunOptions.trace_level: this task's step stats go back
+            step.stats = StepTracer()
         timeout = header.get("timeout")
         if isinstance(timeout, (int, float)) and timeout > 0:
             step.deadline = time.monotonic() + timeout
@@ -271,7 +274,13 @@ class Worker:
         finally:
             step.cancellation.deregister(token)
             self._end_step(step_id)
-        return {}, list(zip(fetches, (DEAD_VALUE(v) for v in results)))
+        replies = list(zip(fetches, (DEAD_VALUE(v) for v in results)))
+        if step.stats is not None:
+            step.stats.finish()
+            metadata = RunMetadata()
+            step.stats.fill(metadata.step_stats)
+            replies.append(("step_stats", np.frombuffer(metadata.step_stats.SerializeToString(), np.uint8)))
+        return {}, replies
 
     def push_tensor(self, message: wire.Message) -> tuple[dict, list]:
         header = message.header

@@ -287,3 +287,18 @@ def test_in_graph_replication_over_two_worker_tasks():
                 weights -= 0.01 * g / 2.0
             with tf.Session(servers["worker"][0].target) as sess:
                 np.testing.assert_allclose(sess.run(w), weights, rtol=1e-4)
+
+
+def test_traced_steps_collect_every_tasks_step_stats(cluster):
+    with tf.Graph().as_default():
+        with tf.device("/job:ps/task:0"):
+            a = tf.constant([1.0, 2.0], name="on_ps") * 2.0
+        with tf.device("/job:worker/task:0"):
+            b = tf.reduce_sum(a, name="on_worker")
+        options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+        metadata = tf.RunMetadata()
+        with tf.Session(_target(cluster)) as sess:
+            assert sess.run(b, options=options, run_metadata=metadata) == 6.0
+        by_device = {d.device: {n.node_name for n in d.node_stats} for d in metadata.step_stats.dev_stats}
+        assert "on_ps" in by_device["/job:ps/replica:0/task:0/device:CPU:0"]
+        assert "on_worker" in by_device["/job:worker/replica:0/task:0/device:CPU:0"]
