@@ -9,10 +9,12 @@ partitioned per device, compiled, cached per run signature).
 
 Tensors crossing tasks are pushed: a `_Send` whose receiver is on another task sends the value
 (PushTensor) to that task's worker, which puts it in the step's rendezvous there, where the
-`_Recv` takes it; the pair never waits on a request. (Pull, as TF's RecvTensor, costs the
-receiver's request leg on top of the value's trip and keeps sent values until a per-step
-cleanup message; pushing sends each value once, as soon as it is ready.) Values between devices
-of this task stay in the local rendezvous.
+`_Recv` takes it; the pair never waits on a request. Pull (TF's RecvTensor) was measured
+against it (bench/dist_transfer.py, loopback, from "ready at the sender" to "held by the
+receiver"): a scalar arrives in 440-460 us pushed, 700-950 us pulled with the request already
+waiting and 700-1040 us when the value was ready first; 4 MB in 4.3-4.7 ms pushed (streamed in
+chunks) against 10.6-18 ms pulled. Pull also keeps sent values until a per-step cleanup message.
+Values between devices of this task stay in the local rendezvous.
 
 A restarted task has new device incarnations: registrations naming the old ones, and pushed
 values addressed to the old process, are refused with AbortedError.
