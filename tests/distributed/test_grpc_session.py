@@ -302,3 +302,35 @@ def test_traced_steps_collect_every_tasks_step_stats(cluster):
         by_device = {d.device: {n.node_name for n in d.node_stats} for d in metadata.step_stats.dev_stats}
         assert "on_ps" in by_device["/job:ps/replica:0/task:0/device:CPU:0"]
         assert "on_worker" in by_device["/job:worker/replica:0/task:0/device:CPU:0"]
+
+
+def test_supervisor_between_graph_workers_share_the_ps(tmp_path):
+    import threading
+
+    results: dict[int, tuple[float, int]] = {}
+    with in_process_cluster(ps=1, worker=2) as servers:
+        def worker(task: int) -> None:
+            with tf.Graph().as_default():
+                setter = tf.train.replica_device_setter(worker_device=f"/job:worker/task:{task}", ps_tasks=1)
+                with tf.device(setter):
+                    step = tf.train.get_or_create_global_step()
+                    w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
+                    loss = tf.square(w - 3.0)
+                    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+                sv = tf.train.Supervisor(is_chief=task == 0, logdir=str(tmp_path) if task == 0 else None,
+                                         global_step=step, save_model_secs=0, save_summaries_secs=0,
+                                         recovery_wait_secs=0.2)
+                with sv.managed_session(servers["worker"][task].target) as sess:
+                    for _ in range(30):
+                        _, value, at = sess.run([train, loss, step])
+                    results[task] = (float(value), int(at))
+                sv.stop()
+
+        threads = [threading.Thread(target=worker, args=(t,)) for t in (1, 0)]  # the non-chief waits
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+    assert sorted(results) == [0, 1]
+    assert max(at for _, at in results.values()) == 60  # one global step, on the PS, for both
+    assert all(value < 1e-3 for value, _ in results.values())
