@@ -3,6 +3,8 @@ workers run their subgraphs and push tensors to each other (in-process clusters:
 tf.train.Server of this process, talking over real gRPC)."""
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -305,8 +307,6 @@ def test_traced_steps_collect_every_tasks_step_stats(cluster):
 
 
 def test_supervisor_between_graph_workers_share_the_ps(tmp_path):
-    import threading
-
     results: dict[int, tuple[float, int]] = {}
     with in_process_cluster(ps=1, worker=2) as servers:
         def worker(task: int) -> None:
