@@ -27,6 +27,7 @@ def test_local_server_runs_steps_and_extends():
     try:
         assert server.target.startswith("grpc://localhost:")
         assert server.server_def.job_name == "localhost"
+        assert server.server_def.cluster.job[0].tasks[0] == "localhost:0"  # as given, as TF keeps it
         with tf.Graph().as_default():
             x = tf.placeholder(tf.float32, [None, 2], name="x")
             v = tf.Variable([[1.0], [2.0]], name="v")
@@ -40,8 +41,10 @@ def test_local_server_runs_steps_and_extends():
                 np.testing.assert_allclose(sess.run(z, {x: [[2.0, 0.0]]}), [[20.0]])
                 run = sess.make_callable(z, [x])
                 np.testing.assert_allclose(run(np.array([[0.0, 1.0]], np.float32)), [[20.0]])
-                names = [d.name for d in sess.list_devices()]
-                assert names == ["/job:localhost/replica:0/task:0/device:CPU:0"]
+                devices = sess.list_devices()
+                assert [d.name for d in devices] == ["/job:localhost/replica:0/task:0/device:CPU:0"]
+                assert devices[0].device_type == "CPU" and devices[0].memory_limit_bytes == 268435456
+                assert devices[0].incarnation != 0
     finally:
         server.stop()
 
