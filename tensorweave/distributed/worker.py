@@ -278,9 +278,10 @@ class Worker:
         if not (isinstance(step_id, int) and isinstance(key, list) and len(key) == 6 and "value" in message.tensors):
             raise errors.InvalidArgumentError(None, None, "PushTensor: malformed request")
         src, src_inc, dst, name, frame, iteration = key
-        mine = self.incarnations.get(dst)
+        mine = self.incarnations.get(dst) if isinstance(dst, str) else None
         if mine is None:
-            raise errors.InvalidArgumentError(None, None, f"PushTensor: device {dst} is not on task {self.task}")
+            raise errors.InvalidArgumentError(None, None, f"PushTensor: device {str(dst)[:200]} is not on task "
+                                              f"{self.task}")
         if dst_incarnation and dst_incarnation != mine:
             raise errors.AbortedError(None, None, f"PushTensor for {dst} incarnation {dst_incarnation}, but task "
                                       f"{self.task} restarted (now {mine})")
