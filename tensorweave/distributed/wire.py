@@ -231,14 +231,27 @@ def error_header(err: BaseException) -> dict:
     return {"error": [errors.INTERNAL, f"{type(err).__name__}: {err}"]}
 
 
-def raise_if_error(header: dict, where: str = "") -> None:
+def error_of(header: dict) -> Optional[errors.OpError]:
+    """The TF error a header carries (None when it carries none); a malformed "error" entry,
+    or one whose code is no error (OK) or unknown, is InvalidArgumentError."""
     error = header.get("error")
     if error is None:
-        return
+        return None
     try:
         if not (isinstance(error, list) and len(error) == 2 and type(error[0]) is int and isinstance(error[1], str)):
             raise KeyError(error)
         cls = errors.exception_type_from_error_code(error[0])
-    except KeyError:  # a malformed reply, or a code that is no error (OK) or unknown
-        raise errors.InternalError(None, None, f"Malformed error reply{where}: {str(error)[:200]}") from None
-    raise cls(None, None, error[1])
+    except KeyError:
+        raise _bad(f"bad error entry {str(error)[:200]}") from None
+    return cls(None, None, error[1])
+
+
+def raise_if_error(header: dict, where: str = "") -> None:
+    """Raises the error of a reply; a malformed one is InternalError (the peer broke)."""
+    try:
+        error = error_of(header)
+    except errors.InvalidArgumentError:
+        text = str(header.get("error"))[:200]
+        raise errors.InternalError(None, None, f"Malformed error reply{where}: {text}") from None
+    if error is not None:
+        raise error

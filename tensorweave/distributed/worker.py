@@ -252,7 +252,11 @@ class Worker:
             value = message.tensors.get(name)
             if value is None or value is wire.DEAD:
                 raise errors.InvalidArgumentError(None, None, f"RunGraph: no value for feed {name}")
-            values.append(value if value.dtype == dtype or dtype is object else value.astype(dtype))
+            try:
+                values.append(value if value.dtype == dtype or dtype is object else value.astype(dtype))
+            except (ValueError, TypeError) as err:  # (strings that are no numbers, for one)
+                raise errors.InvalidArgumentError(None, None, f"RunGraph: feed {name} of dtype {value.dtype} "
+                                                  f"does not convert to {np.dtype(dtype).name}: {err}") from None
         rendezvous = self._rendezvous(step_id)
         if rendezvous is None:
             raise errors.AbortedError(None, None, f"Step {step_id} was already aborted on task {self.task}")
@@ -301,11 +305,9 @@ class Worker:
         step_id = message.header.get("step")
         if not isinstance(step_id, int):
             raise errors.InvalidArgumentError(None, None, "AbortStep: malformed request")
-        try:
-            wire.raise_if_error(message.header)
-            error: BaseException = errors.AbortedError(None, None, "Step aborted by the master")
-        except errors.OpError as err:
-            error = err
+        error = wire.error_of(message.header)
+        if error is None:
+            error = errors.AbortedError(None, None, "Step aborted by the master")
         with self._lock:
             rendezvous = self._steps.get(step_id)
             step = self._running.get(step_id)
