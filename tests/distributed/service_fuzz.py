@@ -10,8 +10,9 @@ ExtendSession and RegisterGraph.
 Outcomes: "error:<Class>" (a TF error in the reply), "ok" (a well-formed reply: e.g. an
 AbortStep for an unknown step, which records it), "status:<CODE>" (a clean gRPC status, e.g.
 UNIMPLEMENTED for a name that is not a method). Failures: an INTERNAL error reply (a handler
-broke on the input: a defect), gRPC UNKNOWN (an exception escaped the handler), a reply that does
-not decode, and a call that outlives its deadline (a hang).
+broke on the input: a defect), gRPC UNKNOWN (an exception escaped the handler), UNAVAILABLE (the
+task died or stopped answering), a reply that does not decode, and a call that outlives its
+deadline (a hang).
 
 Used by tests/distributed/test_fuzz_services.py and bench/fuzz_readers.py (--services).
 """
@@ -288,7 +289,9 @@ class ServiceFuzzer:
         return method, self.normal(method, header, tensors), None
 
 
-FAILURES = ("error:InternalError", "status:UNKNOWN", "status:DEADLINE_EXCEEDED", "undecodable reply")
+# (UNAVAILABLE: the task stopped answering or died.)
+FAILURES = ("error:InternalError", "status:UNKNOWN", "status:DEADLINE_EXCEEDED", "status:UNAVAILABLE",
+            "undecodable reply")
 
 
 def is_failure(outcome: str) -> bool:
