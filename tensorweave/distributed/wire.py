@@ -31,8 +31,12 @@ _PREFIX = struct.Struct("<4sI")
 # Messages up to this size go as one gRPC message; larger ones as a stream of CHUNK-byte pieces.
 STREAM_THRESHOLD = 4 << 20
 CHUNK = 1 << 20
-# The largest header accepted (headers carry names, shapes and small arguments only).
-MAX_HEADER = 64 << 20
+# The largest header accepted (headers carry names, shapes and small arguments only; a GraphDef
+# travels as a tensor).
+MAX_HEADER = 16 << 20
+# The largest single gRPC message a sender makes: a unary message, or a stream's first piece
+# (prefix and header); servers refuse larger ones before reading them whole.
+MAX_PIECE = _PREFIX.size + max(STREAM_THRESHOLD, MAX_HEADER, CHUNK)
 # The largest tensor a shape may describe (numpy's limit on an array's bytes is 2**63).
 _MAX_TENSOR_BYTES = 1 << 62
 
