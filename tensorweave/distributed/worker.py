@@ -50,6 +50,10 @@ _log = logging.getLogger("tensorweave.distributed")
 # Steps that ended recently: a value pushed to one of them (after an abort) is dropped rather
 # than starting a rendezvous nobody will read.
 _RECENT_STEPS = 4096
+# Steps whose pushed values (or abort) arrived before their RunGraph: at most this many are kept,
+# the oldest dropped first, so values for steps that never run here (their master died, or a
+# hostile caller) cannot fill the task's memory.
+_MAX_WAITING_STEPS = 4096
 
 
 class WorkerRendezvous(LocalRendezvous):
@@ -176,16 +180,30 @@ class Worker:
         with self._lock:
             found = self._steps.get(step_id)
             if found is None and create and step_id not in self._ended:
-                found = self._steps[step_id] = WorkerRendezvous(self, step_id)
+                found = self._new_rendezvous(step_id)
             return found
+
+    def _new_rendezvous(self, step_id: int) -> WorkerRendezvous:
+        """A step's rendezvous, made before its RunGraph when a value or an abort comes first
+        (called with the lock held)."""
+        if len(self._steps) - len(self._running) >= _MAX_WAITING_STEPS:
+            oldest = next((s for s in self._steps if s not in self._running), None)
+            if oldest is not None:
+                del self._steps[oldest]
+                self._mark_ended(oldest)  # later values and its RunGraph are refused as aborted
+        found = self._steps[step_id] = WorkerRendezvous(self, step_id)
+        return found
+
+    def _mark_ended(self, step_id: int) -> None:
+        self._ended[step_id] = None
+        while len(self._ended) > _RECENT_STEPS:
+            self._ended.popitem(last=False)
 
     def _end_step(self, step_id: int) -> None:
         with self._lock:
             self._steps.pop(step_id, None)
             self._running.pop(step_id, None)
-            self._ended[step_id] = None
-            while len(self._ended) > _RECENT_STEPS:
-                self._ended.popitem(last=False)
+            self._mark_ended(step_id)
 
     # -- service methods --------------------------------------------------------------------------
     def get_status(self, message: wire.Message) -> tuple[dict, list]:
@@ -313,7 +331,7 @@ class Worker:
             step = self._running.get(step_id)
             if rendezvous is None and step_id not in self._ended:
                 # The abort came before the step: it must fail when its RunGraph arrives.
-                rendezvous = self._steps[step_id] = WorkerRendezvous(self, step_id)
+                rendezvous = self._new_rendezvous(step_id)
         if rendezvous is not None:
             rendezvous.start_abort(error)
         if step is not None:
