@@ -6,11 +6,14 @@ afterwards the task still serves a normal session step correctly. Plus the defec
 found, each pinned by a direct test."""
 import time
 
+import grpc
 import numpy as np
 import pytest
 
 import tensorweave as tf
-from tensorweave.distributed import rpc, security
+from tensorweave.distributed import rpc, security, wire
+from tensorweave.distributed import worker as worker_module
+from tensorweave.distributed.cluster_spec import ClusterSpec
 from tests.distributed import service_fuzz
 from tests.distributed.task_process import TaskProcess
 from tests.distributed.test_security import EXPECTED, TOKEN, bounded, step
@@ -138,3 +141,60 @@ def test_abort_step_with_a_malformed_error(local_task):
     header = {"handle": handle, "step": 6, "feeds": ["x:0"], "fetches": ["y:0"], "targets": []}
     with pytest.raises(tf.errors.UnavailableError, match="died"):
         client.call("RunGraph", header, [("x:0", np.ones(3, np.float32))], timeout=10)
+
+
+# ---------------------------------------------------------------------------------------------
+# Limits on what one caller can make a task hold
+# ---------------------------------------------------------------------------------------------
+def test_oversized_single_messages_are_refused_before_they_are_buffered(local_task):
+    """Senders stream anything above 4 MiB in pieces of at most wire.MAX_PIECE bytes, so the
+    server refuses a bigger single gRPC message (even one without the token) with
+    RESOURCE_EXHAUSTED; a big tensor streamed in pieces still arrives."""
+    server, client = local_task
+    address = server.target[len("grpc://"):]
+    channel = grpc.insecure_channel(address, options=list(rpc._UNLIMITED))
+    try:
+        oversized = b"\0" * (wire.MAX_PIECE + 1)
+        unary = channel.unary_unary(f"/{rpc.SERVICE}/GetStatus", request_serializer=None,
+                                    response_deserializer=None)
+        with pytest.raises(grpc.RpcError) as info:
+            unary(oversized, timeout=30)
+        assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        streamed = channel.stream_unary(f"/{rpc.SERVICE}/GetStatusStream", request_serializer=None,
+                                        response_deserializer=None)
+        with pytest.raises(grpc.RpcError) as info:
+            streamed(iter([oversized]), timeout=30)
+        assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    finally:
+        channel.close()
+    error = rpc.transport_error(info.value, "/job:x/task:0", "GetStatus")
+    assert isinstance(error, tf.errors.ResourceExhaustedError) and "GetStatus to task /job:x/task:0" in error.message
+    # 24 MB in one tensor: streamed in 1 MiB pieces, accepted (stored for a step not yet run).
+    device = client.call("GetStatus", {}, timeout=10).header["devices"][0][0]
+    big = np.arange(6 << 20, dtype=np.float32)
+    reply = client.call("PushTensor", {"step": 12345, "key": [device, 1, device, "edge_9_big", "", 0]},
+                        [("value", big)], timeout=60)
+    assert reply.header == {"tensors": []}
+
+
+def test_values_for_steps_that_never_run_are_bounded(monkeypatch):
+    """Values pushed (or aborts sent) for steps whose RunGraph never comes are kept for at most
+    _MAX_WAITING_STEPS steps, the oldest dropped; a dropped step is refused later."""
+    monkeypatch.setattr(worker_module, "_MAX_WAITING_STEPS", 50)
+    worker = worker_module.Worker("w", 0, ClusterSpec({"w": ["127.0.0.1:1"]}))
+    try:
+        device = worker.devices.devices[0].name
+
+        def push(step_id):
+            header = {"step": step_id, "key": [device, 1, device, "edge_1_x", "", 0]}
+            return worker.push_tensor(wire.Message(header, {"value": np.ones(1000, np.float32)}))[0]
+
+        for step_id in range(1, 201):
+            assert push(step_id) == {}
+            if step_id % 3 == 0:
+                worker.abort_step(wire.Message({"step": step_id + 1000}, {}))
+        assert len(worker._steps) <= 50
+        assert 200 in worker._steps and 1198 in worker._steps  # the newest are kept
+        assert push(1) == {"dropped": True}  # the oldest was dropped: its values are not kept again
+    finally:
+        worker.shutdown()
