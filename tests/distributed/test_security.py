@@ -16,6 +16,7 @@ import pytest
 
 import tensorweave as tf
 from tensorweave.distributed import rpc, security
+from tests.distributed import service_fuzz
 from tests.distributed.task_process import TaskProcess, free_port
 
 TOKEN = "s3cret-cluster-token"
@@ -84,7 +85,7 @@ def test_cluster_token_is_checked_on_every_call(tmp_path, client_env):
         client = rpc.TaskClient("/job:worker/replica:0/task:0", task.address)
         big = np.zeros(5 << 20, np.uint8)
         try:
-            for method in ("GetStatus", "RunGraph", "PushTensor", "CleanupContainers", "ListDevices", "Reset"):
+            for method in service_fuzz.service_methods():
                 with pytest.raises(tf.errors.UnauthenticatedError, match=f"{method} to task"):
                     bounded(lambda: client.call(method, {}, timeout=10))
                 with pytest.raises(tf.errors.UnauthenticatedError):
