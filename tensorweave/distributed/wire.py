@@ -97,6 +97,9 @@ def encode(header: dict, tensors: Sequence[tuple[str, Any]] = ()) -> list[Any]:
     header = dict(header)
     header["tensors"] = entries
     text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    if len(text) > MAX_HEADER:  # the receiver would refuse it: say so here, naming the limit
+        raise errors.InvalidArgumentError(None, None, f"Message header of {len(text)} bytes (names and arguments) "
+                                          f"exceeds the limit of {MAX_HEADER} bytes")
     return [_PREFIX.pack(MAGIC, len(text)) + text, *buffers]
 
 

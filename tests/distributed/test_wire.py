@@ -128,6 +128,14 @@ def test_large_messages_stream_in_chunks():
     assert message.tensors["small"] == 4
 
 
+def test_headers_beyond_the_limit_are_refused_when_sending():
+    names = [f"tower_{i}/some/long/op/name:0" for i in range(wire.MAX_HEADER // 30 + 1)]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="exceeds the limit"):
+        wire.encode({"fetches": names})
+    parts = wire.encode({"fetches": names[:1000]})
+    assert len(parts[0]) <= wire.MAX_PIECE
+
+
 def test_unsupported_dtype_is_refused_when_sending():
     with pytest.raises(tf.errors.InvalidArgumentError, match="dtype"):
         wire.encode({}, [("x", np.array([1], dtype="datetime64[s]"))])
