@@ -337,3 +337,20 @@ def test_supervisor_between_graph_workers_share_the_ps(tmp_path):
     assert sorted(results) == [0, 1]
     assert max(at for _, at in results.values()) == 60  # one global step, on the PS, for both
     assert all(value < 1e-3 for value, _ in results.values())
+
+
+def test_subgraphs_register_once_per_signature_and_go_at_close(cluster):
+    ps_worker = cluster["ps"][0]._worker
+    before = set(ps_worker._graphs)
+    with tf.Graph().as_default():
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(0.0, name="count_v")
+        inc = tf.assign_add(v, 1.0)
+        with tf.Session(_target(cluster)) as sess:
+            sess.run(v.initializer)
+            for _ in range(20):
+                sess.run(inc)
+            assert sess.run(v) == 20.0
+            registered = set(ps_worker._graphs) - before
+            assert len(registered) == 3  # initializer, increment, read: once each, not per step
+        assert set(ps_worker._graphs) - before == set()  # deregistered when the session closed
