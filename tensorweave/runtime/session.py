@@ -308,6 +308,8 @@ class BaseSession:
             if not self._closed:
                 self._closed = True
                 self._device_mgr.shutdown()
+                if self._remote is not None:  # the master's session and its graphs on the tasks
+                    self._remote.release()
         except Exception:  # noqa: BLE001  (interpreter shutdown)
             pass
 

@@ -3,7 +3,9 @@ workers run their subgraphs and push tensors to each other (in-process clusters:
 tf.train.Server of this process, talking over real gRPC)."""
 from __future__ import annotations
 
+import gc
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -354,3 +356,18 @@ def test_subgraphs_register_once_per_signature_and_go_at_close(cluster):
             registered = set(ps_worker._graphs) - before
             assert len(registered) == 3  # initializer, increment, read: once each, not per step
         assert set(ps_worker._graphs) - before == set()  # deregistered when the session closed
+
+
+def test_a_dropped_session_closes_its_master_session(cluster):
+    master = cluster["worker"][0]._master
+    before = set(master.sessions)
+    with tf.Graph().as_default():
+        sess = tf.Session(_target(cluster))
+        assert sess.run(tf.constant(2.0) * 3.0) == 6.0
+        assert len(set(master.sessions) - before) == 1
+        del sess
+        gc.collect()
+        deadline = time.monotonic() + 5
+        while set(master.sessions) - before and time.monotonic() < deadline:
+            time.sleep(0.01)
+    assert set(master.sessions) - before == set()
