@@ -16,6 +16,13 @@ of this task stay in the local rendezvous.
 
 A restarted task has new device incarnations: registrations naming the old ones, and pushed
 values addressed to the old process, are refused with AbortedError.
+
+Failures end a step on this task whatever it waits for. AbortStep (the master saw a task fail)
+wakes its waiting receivers and cancels its kernels; when it names a task that stopped
+answering, a push to that task blocked in this step is cut off by closing the push channel to
+it (a stopped process never replies, and a blocking gRPC call has no other way out). A RunGraph
+whose caller went away (the master's process died, so gRPC cancels the call) cancels the step,
+so a step waiting for a value that will never come does not outlive its master.
 """
 from __future__ import annotations
 
@@ -56,19 +63,25 @@ class WorkerRendezvous(LocalRendezvous):
     """One step's rendezvous on a worker: local pairs meet here; a value for a device of
     another task is pushed there."""
 
-    __slots__ = ("_worker", "_step_id")
+    __slots__ = ("_worker", "_step_id", "pushing")
 
     def __init__(self, worker: "Worker", step_id: int) -> None:
         super().__init__()
         self._worker = worker
         self._step_id = step_id
+        self.pushing: list[str] = []  # tasks this step's pushes are waiting on now
 
     def send(self, key: RendezvousKey, value: Any, is_dead: bool) -> None:
         peer = self._worker.peer_for(key.dst_device)
         if peer is None:
             super().send(key, value, is_dead)
             return
-        self._worker.push(peer, self._step_id, key, value, is_dead)
+        pushing = self.pushing
+        pushing.append(peer.task)
+        try:
+            self._worker.push(peer, self._step_id, key, value, is_dead)
+        finally:
+            pushing.remove(peer.task)
 
 
 class RegisteredGraph:
@@ -128,8 +141,9 @@ class Worker:
         self._steps: dict[int, WorkerRendezvous] = {}
         self._running: dict[int, StepContext] = {}
         self._ended: collections.OrderedDict[int, None] = collections.OrderedDict()
-        self._peers: dict[str, Optional[rpc.TaskClient]] = {}
-        self._clients: dict[str, rpc.TaskClient] = {}
+        self._peers: dict[str, Optional[rpc.TaskClient]] = {}   # device name -> push client
+        self._clients: dict[str, rpc.TaskClient] = {}   # control calls (the masters' RunGraph, ...)
+        self._push_clients: dict[str, rpc.TaskClient] = {}  # pushed tensors, a channel of their own
         self._expected: dict[str, int] = {}  # device name -> incarnation masters told us about
         self.closed = False
 
@@ -138,27 +152,45 @@ class Worker:
         """A client for another task of the cluster (cached)."""
         found = self._clients.get(task)
         if found is None:
-            with self._lock:
-                found = self._clients.get(task)
-                if found is None:
-                    spec = parse_device(task)
-                    try:
-                        address = self.cluster.task_address(spec.job, spec.task or 0)
-                    except ValueError:
-                        raise errors.InvalidArgumentError(None, None, f"Task {task} is not in the cluster") from None
-                    found = self._clients[task] = rpc.TaskClient(task, address)
+            found = self._new_client(task, self._clients)
+        return found
+
+    def _new_client(self, task: str, table: dict[str, rpc.TaskClient]) -> rpc.TaskClient:
+        with self._lock:
+            found = table.get(task)
+            if found is None:
+                spec = parse_device(task)
+                try:
+                    address = self.cluster.task_address(spec.job, spec.task or 0)
+                except ValueError:
+                    raise errors.InvalidArgumentError(None, None, f"Task {task} is not in the cluster") from None
+                found = table[task] = rpc.TaskClient(task, address)
         return found
 
     def peer_for(self, device_name: str) -> Optional[rpc.TaskClient]:
-        """None for a device of this task, else the client of the device's task."""
+        """None for a device of this task, else the push client of the device's task."""
         try:
             return self._peers[device_name]
         except KeyError:
             pass
         task = task_of(device_name)
-        peer = None if task == self.task else self.client(task)
+        peer = None
+        if task != self.task:
+            peer = self._push_clients.get(task) or self._new_client(task, self._push_clients)
         self._peers[device_name] = peer
         return peer
+
+    def cut_off_pushes(self, task: str) -> None:
+        """Ends every push to `task` now (it stopped answering): its channel is closed, which
+        fails the blocked calls, and the next push opens a new one."""
+        with self._lock:
+            old = self._push_clients.pop(task, None)
+            for device, peer in list(self._peers.items()):
+                if peer is old:
+                    del self._peers[device]
+        if old is not None:
+            _log.warning("Task %s stopped answering: cutting off the pushes waiting on it", task)
+            old.close()
 
     def push(self, peer: rpc.TaskClient, step_id: int, key: RendezvousKey, value: Any, is_dead: bool) -> None:
         header = {"step": step_id, "key": [key.src_device, key.src_incarnation, key.dst_device, key.tensor_name,
@@ -190,7 +222,9 @@ class Worker:
     # -- service methods --------------------------------------------------------------------------
     def get_status(self, message: wire.Message) -> tuple[dict, list]:
         devices = [[d.name, d.device_type, d.incarnation, d.memory_limit or 0] for d in self.devices.devices]
-        return {"task": self.task, "incarnation": self.incarnation, "devices": devices}, []
+        # "steps": how many steps run here now (a stuck step shows, for operators and tests).
+        return {"task": self.task, "incarnation": self.incarnation, "devices": devices,
+                "steps": len(self._running)}, []
 
     def register_graph(self, message: wire.Message) -> tuple[dict, list]:
         header = message.header
@@ -236,7 +270,10 @@ class Worker:
                 self._graphs.pop(str(handle), None)
         return {}, []
 
-    def run_graph(self, message: wire.Message) -> tuple[dict, list]:
+    def run_graph(self, message: wire.Message, call: Any = None) -> tuple[dict, list]:
+        """Runs one step of a registered graph. `call` is the gRPC call context (None in
+        process): if the call ends before the step (the master's process died), the step is
+        cancelled."""
         header = message.header
         handle, step_id = header.get("handle"), header.get("step")
         feeds, fetches, targets = header.get("feeds", []), header.get("fetches", []), header.get("targets", [])
@@ -263,6 +300,8 @@ class Worker:
         token = step.cancellation.register(rendezvous.start_abort)
         with self._lock:
             self._running[step_id] = step
+        if call is not None:
+            call.add_callback(lambda: self._caller_gone(step_id, step))
         try:
             if token is None or rendezvous._error is not None:
                 raise rendezvous._error or errors.AbortedError(None, None, "Step was aborted")
@@ -271,6 +310,13 @@ class Worker:
             step.cancellation.deregister(token)
             self._end_step(step_id)
         return {}, list(zip(fetches, (DEAD_VALUE(v) for v in results)))
+
+    def _caller_gone(self, step_id: int, step: StepContext) -> None:
+        """The RunGraph call ended: if its step still runs here, nobody waits for it."""
+        if self._running.get(step_id) is step:
+            _log.warning("The caller of step %d on task %s went away: cancelling the step", step_id, self.task)
+            step.cancel(errors.AbortedError(None, None, f"Step {step_id} on task {self.task} was cancelled: its "
+                                            "master's RunGraph call ended (the master is gone)"))
 
     def push_tensor(self, message: wire.Message) -> tuple[dict, list]:
         header = message.header
@@ -315,6 +361,9 @@ class Worker:
             rendezvous.start_abort(error)
         if step is not None:
             step.cancel(error)
+        failed = message.header.get("unresponsive")
+        if rendezvous is not None and isinstance(failed, str) and failed in rendezvous.pushing:
+            self.cut_off_pushes(failed)
         return {}, []
 
     def cleanup_containers(self, message: wire.Message) -> tuple[dict, list]:
@@ -328,7 +377,7 @@ class Worker:
 
     def handlers(self) -> dict[str, rpc.Handler]:
         return {"GetStatus": self.get_status, "RegisterGraph": self.register_graph,
-                "DeregisterGraph": self.deregister_graph, "RunGraph": self.run_graph,
+                "DeregisterGraph": self.deregister_graph, "RunGraph": rpc.WithCall(self.run_graph),
                 "PushTensor": self.push_tensor, "AbortStep": self.abort_step,
                 "CleanupContainers": self.cleanup_containers}
 
@@ -342,7 +391,7 @@ class Worker:
             r.start_abort(error)
         for s in steps:
             s.cancel(error)
-        for c in list(self._clients.values()):
+        for c in list(self._clients.values()) + list(self._push_clients.values()):
             c.close()
         self.devices.shutdown()
 

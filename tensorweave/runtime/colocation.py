@@ -4,13 +4,20 @@ device, so the placer can treat each group as one unit.
 Two nodes are colocated when they name a common group in their `_class` attr (`loc:@name`, set
 by `tf.colocate_with`, variables' initializers and reads, optimizer slots, gradients under
 `colocate_gradients_with_ops`), and when one consumes the other's reference output through a
-reference argument (Assign, AssignAdd, ApplyGradientDescent... run where the variable lives).
+reference argument (Assign, AssignAdd, ApplyGradientDescent... run where the variable lives) or
+takes a resource handle it made (a queue's enqueue and dequeue run where the queue lives, as in
+TF: a handle names state in one device's resource manager).
 """
 from __future__ import annotations
 
 from typing import Sequence
 
+from tensorweave.framework.dtypes import resource
 from tensorweave.framework.graph import Operation
+
+# Ops that take a resource without using it where they run (function calls pass it on to ops
+# placed with it), as TF's input colocation exemptions.
+_RESOURCE_INPUT_EXEMPT = frozenset({"PartitionedCall", "StatefulPartitionedCall"})
 
 
 class ColocationGroups:
@@ -27,9 +34,12 @@ class ColocationGroups:
             for other in groups[1:]:
                 self._union(key, other)
         for op in ops:
+            exempt = op.type in _RESOURCE_INPUT_EXEMPT
             for i, is_ref_arg in enumerate(ref_argument_flags(op)):
                 t = op.inputs[i]
-                if is_ref_arg and t.dtype.is_ref_dtype and id(t.op) in self._key_of:
+                if id(t.op) not in self._key_of:
+                    continue
+                if (is_ref_arg and t.dtype.is_ref_dtype) or (t.dtype is resource and not exempt):
                     self._union(self._key_of[id(op)], self._key_of[id(t.op)])
         self._members: dict[str, list[Operation]] = {}
         for op in ops:
