@@ -113,7 +113,7 @@ class DistributedPlan:
         try:
             for g in self.graphs:
                 reply = session.call_watched(
-                    g.task, "RegisterGraph", {"incarnations": session.incarnations},
+                    g.task, "RegisterGraph", {"incarnations": session.incarnations, "session": session.handle},
                     [("graph_def", _uint8(g.graph_def.SerializeToString())), ("config", config)])
                 handle = str(reply.header["handle"])
                 self.handles.append(handle)
@@ -199,14 +199,20 @@ class MasterSession:
         for plan in old:
             self.deregister(plan.registered)
 
-    def deregister(self, registered: Sequence[tuple[str, str]]) -> None:
-        by_task: dict[str, list[str]] = {}
+    def deregister(self, registered: Sequence[tuple[str, str]], closing: bool = False) -> None:
+        """Drops graphs on their tasks; `closing`: the session ends, so does its state on every
+        task (stateful kernels: queues without a shared name, random generators)."""
+        by_task: dict[str, list[str]] = {t: [] for t in self.tasks} if closing else {}
         for task, handle in registered:
-            if task not in self.unhealthy:  # gone, restarted or not answering: nothing to tell it
-                by_task.setdefault(task, []).append(handle)
+            by_task.setdefault(task, []).append(handle)
         for task, handles in by_task.items():
+            if task in self.unhealthy:  # gone, restarted or not answering: nothing to tell it
+                continue
+            header: dict[str, Any] = {"handles": handles}
+            if closing:
+                header["close_session"] = self.handle
             try:
-                self.client(task).call("DeregisterGraph", {"handles": handles}, timeout=HEALTH_TIMEOUT_S)
+                self.client(task).call("DeregisterGraph", header, timeout=HEALTH_TIMEOUT_S)
             except errors.OpError:
                 pass  # the task is gone: so are its graphs
 
@@ -404,8 +410,7 @@ class MasterSession:
         error = errors.CancelledError(None, None, "Session has been closed.")
         for step in list(self.running.values()):
             self._abort(step.plan, step, error)
-        for plan in list(self.plans.values()):
-            self.deregister(plan.registered)
+        self.deregister([r for plan in list(self.plans.values()) for r in plan.registered], closing=True)
         self.plans = {}
 
 

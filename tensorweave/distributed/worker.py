@@ -46,7 +46,7 @@ from tensorweave.framework.graph_def import GraphDef
 from tensorweave.framework.importer import import_graph_def
 from tensorweave.runtime.config import ConfigProto
 from tensorweave.runtime.device import DeviceMgr, create_devices
-from tensorweave.runtime.graph_compiler import KernelCache
+from tensorweave.runtime.graph_compiler import KernelCache, build_kernel
 from tensorweave.runtime.placer import Placer
 from tensorweave.runtime.rendezvous import LocalRendezvous, RendezvousKey
 from tensorweave.runtime.step_context import DEAD, StepContext
@@ -84,16 +84,51 @@ class WorkerRendezvous(LocalRendezvous):
             pushing.remove(peer.task)
 
 
+class SessionKernels:
+    """One master session's stateful kernels on this task, by node and device name (TF's
+    OpSegment): every graph the session registers here (one per run signature, again after an
+    Extend) uses the same queue, reader or random generator for a node, as a local session's
+    plans do. Dropped when the master closes the session."""
+
+    def __init__(self, config: Any) -> None:
+        self.intra_op_parallelism_threads = config.intra_op_parallelism_threads  # what kernels read
+        self.kernels: dict[tuple[str, str], Any] = {}
+        self.lock = threading.Lock()
+
+
+class _GraphKernels(KernelCache):
+    """A registered graph's kernels: stateful ones come from its session's SessionKernels
+    (transfers excepted: the partitioner's names are its own per graph)."""
+
+    def __init__(self, session_state: Any, shared: Optional[SessionKernels]) -> None:
+        super().__init__(session_state)
+        self._shared = shared
+
+    def get(self, op: Any, device: Any) -> Any:
+        shared = self._shared
+        if shared is None or not op.op_def.is_stateful or op.type.startswith("_"):
+            return super().get(op, device)
+        key = (op.name, device.name)
+        compute = shared.kernels.get(key)
+        if compute is None:
+            with shared.lock:
+                compute = shared.kernels.get(key)
+                if compute is None:
+                    compute = shared.kernels[key] = build_kernel(op, device, shared)
+        return compute
+
+
 class RegisteredGraph:
     """A master's subgraph for this task, imported once and run by many steps."""
 
-    def __init__(self, worker: "Worker", graph_def: Any, config: Any) -> None:
+    def __init__(self, worker: "Worker", graph_def: Any, config: Any,
+                 session_kernels: Optional[SessionKernels] = None) -> None:
         self.graph = Graph()
         with self.graph.as_default():
             import_graph_def(graph_def, name="")
         self.config = config
         self.intra_op_parallelism_threads = config.intra_op_parallelism_threads
-        self.kernels = KernelCache(self)
+        self.kernels = _GraphKernels(self, session_kernels)
         # The master placed every node; soft placement only absorbs naming differences.
         self.placer = Placer(worker.devices.devices, True, False)
         self.sends = [op for op in self.graph.get_operations() if op.type == "_Send"]
@@ -145,6 +180,7 @@ class Worker:
         self._clients: dict[str, rpc.TaskClient] = {}   # control calls (the masters' RunGraph, ...)
         self._push_clients: dict[str, rpc.TaskClient] = {}  # pushed tensors, a channel of their own
         self._expected: dict[str, int] = {}  # device name -> incarnation masters told us about
+        self._session_kernels: dict[str, SessionKernels] = {}  # master session handle -> its kernels
         self.closed = False
 
     # -- peers ------------------------------------------------------------------------------------
@@ -251,8 +287,15 @@ class Worker:
                 config.ParseFromString(config_bytes.tobytes())
             except Exception as err:  # noqa: BLE001
                 raise errors.InvalidArgumentError(None, None, f"RegisterGraph: bad ConfigProto ({err})") from None
+        session = header.get("session")
+        shared = None
+        if isinstance(session, str) and session:
+            with self._lock:
+                shared = self._session_kernels.get(session)
+                if shared is None:
+                    shared = self._session_kernels[session] = SessionKernels(config)
         try:
-            registered = RegisteredGraph(self, graph_def, config)
+            registered = RegisteredGraph(self, graph_def, config, shared)
         except errors.OpError:
             raise
         except (ValueError, TypeError, KeyError) as err:
@@ -265,9 +308,12 @@ class Worker:
 
     def deregister_graph(self, message: wire.Message) -> tuple[dict, list]:
         handles = message.header.get("handles", [])
+        closed = message.header.get("close_session")  # the master closed it: its kernels go too
         with self._lock:
             for handle in handles if isinstance(handles, list) else []:
                 self._graphs.pop(str(handle), None)
+            if isinstance(closed, str):
+                self._session_kernels.pop(closed, None)
         return {}, []
 
     def run_graph(self, message: wire.Message, call: Any = None) -> tuple[dict, list]:

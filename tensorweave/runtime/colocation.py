@@ -6,12 +6,16 @@ by `tf.colocate_with`, variables' initializers and reads, optimizer slots, gradi
 `colocate_gradients_with_ops`), and when one consumes the other's reference output through a
 reference argument (Assign, AssignAdd, ApplyGradientDescent... run where the variable lives) or
 takes a resource handle it made (a queue's enqueue and dequeue run where the queue lives, as in
-TF: a handle names state in one device's resource manager).
+TF: a handle names state in one device's resource manager). Across such an edge the state's
+device wins: a consumer's own device request that conflicts with it is ignored (TF logs
+"Ignoring device specification ..."), so `tf.assign_add(v, x)` under a worker's device scope
+still runs where `v` lives.
 """
 from __future__ import annotations
 
 from typing import Sequence
 
+from tensorweave.framework.device_spec import parse_device
 from tensorweave.framework.dtypes import resource
 from tensorweave.framework.graph import Operation
 
@@ -27,6 +31,8 @@ class ColocationGroups:
     def __init__(self, ops: Sequence[Operation]) -> None:
         self._parent: dict[str, str] = {}
         self._key_of: dict[int, str] = {}
+        # id(consumer) -> the state's op, for consumers whose device request the state overrides
+        self.overridden: dict[int, Operation] = {}
         for op in ops:
             groups = op._colocation_groups()
             key = groups[0]
@@ -41,6 +47,8 @@ class ColocationGroups:
                     continue
                 if (is_ref_arg and t.dtype.is_ref_dtype) or (t.dtype is resource and not exempt):
                     self._union(self._key_of[id(op)], self._key_of[id(t.op)])
+                    if op.device and t.op.device and not _compatible(op.device, t.op.device):
+                        self.overridden[id(op)] = t.op
         self._members: dict[str, list[Operation]] = {}
         for op in ops:
             self._members.setdefault(self.root(op), []).append(op)
@@ -67,6 +75,10 @@ class ColocationGroups:
 
     def roots(self) -> list[str]:
         return list(self._members)
+
+
+def _compatible(a: str, b: str) -> bool:
+    return parse_device(a).is_compatible_with(parse_device(b))
 
 
 def ref_argument_flags(op: Operation) -> list[bool]:
