@@ -354,6 +354,8 @@ class MasterSession:
             replies: dict[str, tuple[Optional[BaseException], Optional[wire.Message]]] = {}
             done = threading.Event()
             remote = [t for t in self.tasks if not isinstance(self.client(t), rpc.LocalClient)]
+            if not remote:
+                continue
 
             def answered(task: str) -> Callable[[Optional[BaseException], Optional[wire.Message]], None]:
                 def record(error: Optional[BaseException], reply: Optional[wire.Message]) -> None:

@@ -233,7 +233,11 @@ class Worker:
                                            key.frame_id, key.iteration],
                   "dst_incarnation": self._expected.get(key.dst_device, 0)}
         value = wire.DEAD if is_dead else value
-        peer.call("PushTensor", header, [("value", value)], timeout=self._timeout())
+        try:
+            peer.call("PushTensor", header, [("value", value)], timeout=self._timeout())
+        except ValueError:  # gRPC's "closed channel": cut_off_pushes closed it meanwhile
+            raise errors.UnavailableError(None, None, f"PushTensor to task {peer.task} was cut off: the task "
+                                          "stopped answering") from None
 
     def _timeout(self) -> Optional[float]:
         ms = self.config.operation_timeout_in_ms
