@@ -259,15 +259,21 @@ def test_stopped_ps_is_detected_and_resumes():
 
 
 def test_operation_timeout_bounds_a_step_blocked_on_the_ps():
+    """A dequeue waiting on the PS, then a push to a stopped PS: both end at the session's
+    operation timeout (before the health check would notice the stop)."""
     with cluster() as c:
-        c.start("server", "ps", 0)
+        ps = c.start("server", "ps", 0)
         server = in_process_worker(c)
         with tf.device("/job:ps/task:0"):
-            q = tf.FIFOQueue(4, tf.float32, shapes=[[]], shared_name="q", name="q")
+            q = tf.FIFOQueue(4, tf.float32, shapes=[[]], name="q")
             dequeue = q.dequeue()
             enqueue = q.enqueue(7.0)
+            v = tf.Variable(0.0, name="v")
         with tf.device("/job:worker/task:0"):
             out = dequeue + 1.0
+            x = tf.placeholder(tf.float32, [])
+            doubled = x * 2.0
+        push_step = tf.assign_add(v, doubled)
         sess = tf.Session(server.target, config=tf.ConfigProto(operation_timeout_in_ms=1000))
         start = time.monotonic()
         with pytest.raises(tf.errors.DeadlineExceededError):
@@ -276,6 +282,13 @@ def test_operation_timeout_bounds_a_step_blocked_on_the_ps():
         assert wait_until(lambda: c.status("ps", 0)["steps"] == 0, 2.0)
         sess.run(enqueue)
         assert sess.run(out) == 8.0
+        sess.run(v.initializer)
+        assert sess.run(push_step, {x: 1.0}) == 2.0
+        os.kill(ps.pid, signal.SIGSTOP)
+        start = time.monotonic()
+        with pytest.raises(tf.errors.DeadlineExceededError):
+            sess.run(push_step, {x: 1.0})
+        assert time.monotonic() - start < 4.0
         sess.close()
 
 
