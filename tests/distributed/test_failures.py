@@ -14,6 +14,7 @@ restarted; every wait is bounded and every process started here is ended by its 
 """
 import contextlib
 import json
+import logging
 import os
 import select
 import signal
@@ -376,7 +377,8 @@ class _Record(tf.train.SessionRunHook):
         self.created.append(((step, value), saved))
 
 
-def test_monitored_training_session_recovers_from_a_ps_restart(tmp_path):
+def test_monitored_training_session_recovers_from_a_ps_restart(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="tensorflow")
     checkpoint_dir = str(tmp_path / "ckpt")
     with cluster() as c:
         c.start("server", "ps", 0)
@@ -398,6 +400,11 @@ def test_monitored_training_session_recovers_from_a_ps_restart(tmp_path):
             while not sess.should_stop():
                 losses.append(sess.run([train, loss])[1])
         assert restart.killed_at_step == 7
+        # A run failed naming the PS (down, or back with a new incarnation) and the session
+        # was created again: recovery from run, not only at creation.
+        recovered = [r.getMessage() for r in caplog.records
+                     if r.getMessage().startswith("An error was raised. This may be due to a preemption")]
+        assert len(recovered) == 1 and PS0 in recovered[0], recovered
         assert len(record.created) == 2
         (step0, _), saved0 = record.created[0]
         assert step0 == 0 and saved0[0] == 0  # the chief's first checkpoint, before training
