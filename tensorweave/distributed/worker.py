@@ -258,9 +258,12 @@ class Worker:
         with self._lock:
             self._steps.pop(step_id, None)
             self._running.pop(step_id, None)
-            self._ended[step_id] = None
-            while len(self._ended) > _RECENT_STEPS:
-                self._ended.popitem(last=False)
+            self._mark_ended_locked(step_id)
+
+    def _mark_ended_locked(self, step_id: int) -> None:
+        self._ended[step_id] = None
+        while len(self._ended) > _RECENT_STEPS:
+            self._ended.popitem(last=False)
 
     # -- service methods --------------------------------------------------------------------------
     def get_status(self, message: wire.Message) -> tuple[dict, list]:
@@ -407,9 +410,11 @@ class Worker:
         with self._lock:
             rendezvous = self._steps.get(step_id)
             step = self._running.get(step_id)
-            if rendezvous is None and step_id not in self._ended:
-                # The abort came before the step: it must fail when its RunGraph arrives.
-                rendezvous = self._steps[step_id] = WorkerRendezvous(self, step_id)
+            if step is None:
+                # Not running here (yet, or ever): it ends now, so a RunGraph that still comes
+                # fails at once and values pushed to it are dropped, and nothing stays behind.
+                self._steps.pop(step_id, None)
+                self._mark_ended_locked(step_id)
         if rendezvous is not None:
             rendezvous.start_abort(error)
         if step is not None:
