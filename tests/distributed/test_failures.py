@@ -358,7 +358,7 @@ class _Restart(tf.train.SessionRunHook):
             ps = self.c.procs[0]
             ps.kill()
             ps.wait(10)
-            self.c.procs[0] = self.c.start("server", "ps", 0)
+            self.c.start("server", "ps", 0)
 
 
 class _Record(tf.train.SessionRunHook):
@@ -417,15 +417,15 @@ def test_monitored_training_session_recovers_from_a_ps_restart(tmp_path, caplog)
 
 
 def test_done_queue_shuts_the_cluster_down():
-    """Each worker process puts a token on the PS's done queue (one queue, shared by name, fed
-    by two clients); the PS dequeues one per worker, stops its server and exits 0."""
-    with cluster(ps=1, workers=2) as c:
-        ps = c.start("done_ps", "ps", 0, 2)
+    """Each worker process puts a token on each PS task's done queue (one queue per PS, shared
+    by name, fed by two clients); each PS dequeues one per worker, stops its server and exits 0."""
+    with cluster(ps=2, workers=2) as c:
+        ps = [c.start("done_ps", "ps", k, 2) for k in range(2)]
         workers = [c.start("done_worker", "worker", k, wait_for=None) for k in range(2)]
-        for proc in workers + [ps]:
+        for proc in workers + ps:
             assert proc.wait(30) == 0
-        lines = ps.stdout.read().decode().split("\n")
-        assert "tokens [0, 1]" in lines
+        for proc in ps:
+            assert "tokens [0, 1]" in proc.stdout.read().decode().split("\n")
 
 
 def test_ps_step_ends_when_its_master_dies():
