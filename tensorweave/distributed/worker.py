@@ -186,7 +186,8 @@ class Worker:
         self._lock = threading.Lock()
         self._steps: dict[int, WorkerRendezvous] = {}
         self._running: dict[int, StepContext] = {}
-        self._ended: collections.OrderedDict[int, None] = collections.OrderedDict()
+        # Steps that ended here recently, with the error that aborted them (None: finished).
+        self._ended: collections.OrderedDict[int, Optional[BaseException]] = collections.OrderedDict()
         self._peers: dict[str, Optional[rpc.TaskClient]] = {}   # device name -> push client
         self._clients: dict[str, rpc.TaskClient] = {}   # control calls (the masters' RunGraph, ...)
         self._push_clients: dict[str, rpc.TaskClient] = {}  # pushed tensors, a channel of their own
@@ -273,8 +274,8 @@ class Worker:
         found = self._steps[step_id] = WorkerRendezvous(self, step_id)
         return found
 
-    def _mark_ended(self, step_id: int) -> None:
-        self._ended[step_id] = None
+    def _mark_ended(self, step_id: int, error: Optional[BaseException] = None) -> None:
+        self._ended[step_id] = error
         while len(self._ended) > _RECENT_STEPS:
             self._ended.popitem(last=False)
 
@@ -370,7 +371,10 @@ class Worker:
                 raise errors.InvalidArgumentError(None, None, f"RunGraph: feed {name} of dtype {value.dtype} "
                                                   f"does not convert to {np.dtype(dtype).name}: {err}") from None
         rendezvous = self._rendezvous(step_id)
-        if rendezvous is None:
+        if rendezvous is None:  # aborted before it came here: the master's error, when it gave one
+            error = self._ended.get(step_id)
+            if isinstance(error, errors.OpError):
+                raise type(error)(None, None, error.message)
             raise errors.AbortedError(None, None, f"Step {step_id} was already aborted on task {self.task}")
         step = StepContext(values, registered, rendezvous)
         if header.get("trace"):  # RunOptions.trace_level: this task's step stats go back
@@ -444,7 +448,7 @@ class Worker:
                 # Not running here (yet, or ever): it ends now, so a RunGraph that still comes
                 # fails at once and values pushed to it are dropped, and nothing stays behind.
                 self._steps.pop(step_id, None)
-                self._mark_ended(step_id)
+                self._mark_ended(step_id, error)
         if rendezvous is not None:
             rendezvous.start_abort(error)
         if step is not None:
