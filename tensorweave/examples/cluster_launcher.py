@@ -148,6 +148,7 @@ def launch_local(spec: str, program: str, argv: Sequence[str], logdir: str) -> i
             quiet = [] if k == 0 else ["--quiet"]  # one progress bar: the chief's
             procs.start(f"worker:{k}", [sys.executable, "-m", program, *common, *quiet, "--cluster", cluster,
                                         "--job", "worker", "--task", str(k)], env)
+        print("cluster: pids " + ", ".join(f"{name} {proc.pid}" for name, proc in procs.procs.items()), flush=True)
         failure = procs.wait_for_workers()
         if failure is None:
             failure = procs.stop_ps()
