@@ -113,3 +113,13 @@ def test_resolve_task_for_the_main_job(monkeypatch):
     monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": {"ps": ["h:1"], "worker": ["h:2"]},
                                                 "task": {"type": "ps", "index": 0}}))
     assert cluster_task.resolve(mnist.parse_args([]))[1:] == ("ps", 0)
+
+
+def test_sigterm_to_the_launcher_ends_every_process(procs):
+    procs.append(launcher := Proc("tensorweave.examples.mnist", "--cluster", "local:1,2", "--steps", "1000000",
+                                  "--logdir", ""))
+    launcher.wait_for("training (2 workers)", 60)  # the chief's progress bar: the cluster is training
+    launcher.signal(signal.SIGTERM)
+    assert launcher.wait(15) == 128 + signal.SIGTERM
+    assert "cluster: interrupted; stopping every task" in launcher.output
+    assert not [name for name, pid in _pids(launcher.output).items() if pid_alive(pid)]
