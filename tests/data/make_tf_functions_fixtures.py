@@ -1,0 +1,82 @@
+"""Writes tests/data/tf_functions.npz: GraphDefs with function libraries written by TensorFlow 2.21
+(/opt/tfref/bin/python), with the inputs fed and the outputs TensorFlow computed.
+
+- `defun`: a TF1 graph built with tensorflow.python.framework.function.Defun: a function calling
+  another, a captured constant, a two-output function, and tf.gradients through the call;
+- `tffunction`: concrete_function.graph.as_graph_def() of a tf.function calling a nested
+  tf.function (the GraphDef holds a StatefulPartitionedCall/PartitionedCall and the library).
+
+Run: /opt/tfref/bin/python tests/data/make_tf_functions_fixtures.py
+"""
+import os
+
+import numpy as np
+import tensorflow.compat.v1 as tf
+from tensorflow.python.framework import function
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def defun_case():
+    graph = tf.Graph()
+    with graph.as_default():
+        @function.Defun(tf.float32, func_name="Inner")
+        def inner(x):
+            return tf.tanh(x) * 2.0
+
+        scale = tf.constant([1.5, -0.5, 2.0], name="scale")
+
+        @function.Defun(tf.float32, tf.float32, func_name="Outer")
+        def outer(x, y):
+            return inner(x) * scale + y, x * y
+
+        a = tf.placeholder(tf.float32, [3], name="a")
+        b = tf.placeholder(tf.float32, [3], name="b")
+        u, v = outer(a, b)
+        u = tf.identity(u, name="u")
+        v = tf.identity(v, name="v")
+        ga, gb = tf.gradients(u + v * v, [a, b])
+        ga = tf.identity(ga, name="ga")
+        gb = tf.identity(gb, name="gb")
+        feed_a = np.array([0.3, -1.2, 2.0], np.float32)
+        feed_b = np.array([1.0, 0.5, -2.0], np.float32)
+        with tf.Session(graph=graph) as sess:
+            outs = sess.run([u, v, ga, gb], {a: feed_a, b: feed_b})
+    return graph.as_graph_def().SerializeToString(), feed_a, feed_b, outs
+
+
+def tf_function_case():
+    import tensorflow as tf2
+
+    @tf2.function
+    def inner(x):
+        return tf2.sin(x) * 3.0 + tf2.reduce_sum(x)
+
+    @tf2.function
+    def outer(x, y):
+        h = inner(x)
+        return tf2.matmul(tf2.reshape(h, [2, 2]), y), tf2.nn.relu(h - 1.0)
+
+    spec = (tf2.TensorSpec([4], tf2.float32), tf2.TensorSpec([2, 3], tf2.float32))
+    concrete = outer.get_concrete_function(*spec)
+    feed_x = np.array([0.5, -1.0, 2.0, 0.25], np.float32)
+    feed_y = np.arange(6, dtype=np.float32).reshape(2, 3) / 5.0
+    outs = [o.numpy() for o in concrete(tf2.constant(feed_x), tf2.constant(feed_y))]
+    graph_def = concrete.graph.as_graph_def()
+    inputs = [t.name for t in concrete.inputs]
+    outputs = [t.name for t in concrete.outputs]
+    return graph_def.SerializeToString(), inputs, outputs, feed_x, feed_y, outs
+
+
+def main():
+    defun_gd, da, db, douts = defun_case()
+    fn_gd, inputs, outputs, fx, fy, fouts = tf_function_case()
+    np.savez(os.path.join(HERE, "tf_functions.npz"),
+             defun_graph_def=np.frombuffer(defun_gd, np.uint8), defun_a=da, defun_b=db,
+             defun_u=douts[0], defun_v=douts[1], defun_ga=douts[2], defun_gb=douts[3],
+             fn_graph_def=np.frombuffer(fn_gd, np.uint8), fn_inputs=np.array(inputs), fn_outputs=np.array(outputs),
+             fn_x=fx, fn_y=fy, fn_out0=fouts[0], fn_out1=fouts[1])
+
+
+if __name__ == "__main__":
+    main()
