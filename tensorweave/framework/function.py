@@ -129,7 +129,7 @@ class FuncGraph(Graph):
         elif tensor.graph is not self.outer_graph:
             raise ValueError(f"Tensor {tensor.name} is not an element of this function's enclosing graph.")
         with self._name_stack.scope(None):
-            inner = self.add_arg(self.unique_name("Placeholder"), tensor.dtype, tensor.shape)
+            inner = self.add_arg("Placeholder", tensor.dtype, tensor.shape)
         self._captured[tensor] = inner
         self.captures.append((outer, inner))
         return inner
