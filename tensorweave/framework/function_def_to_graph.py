@@ -79,8 +79,8 @@ class _Edges:
             raise ValueError(f"Function body edge '{ref}' names no node of the function")
         slots = self._slots.get(node_name)
         if slots is None:
-            slots = self._slots[node_name] = output_arg_slots(self._op_def(node.op, node_name),
-                                                              _AttrsWithDefaults(node, self._op_def(node.op, node_name)))
+            op_def = self._op_def(node.op, node_name)
+            slots = self._slots[node_name] = output_arg_slots(op_def, _AttrsWithDefaults(node, op_def))
         try:
             return f"{node_name}:{slots.index((arg, index))}"
         except ValueError:

@@ -106,10 +106,12 @@ def _lookup(ctx: KernelContext, name: str) -> _function.DefinedFunction:
 def _call_compute(ctx: KernelContext, name: str, body: _function.FunctionBody) -> Compute:
     call = ctx.op
     num_outputs = len(call.outputs)
-    plan: list[BodyPlan] = []
+    plan: list[BodyPlan] = []  # compiled at the first call (a plan may never run it)
 
     def compute(step: Any, *args: Any) -> Any:
-        runner = plan[0] if plan else plan.append(body_plan(body, ctx)) or plan[0]
+        if not plan:
+            plan.append(body_plan(body, ctx))
+        runner = plan[0]
         try:
             values = runner.run(step, list(args))
         except errors.OpError as err:
