@@ -471,7 +471,11 @@ class Graph:
     # -- the function library --------------------------------------------------------------------
     def _add_function(self, function: Any) -> None:
         """Adds a DefinedFunction to this graph's library (again: nothing; a different function
-        under the same name: ValueError, as TF)."""
+        under the same name: ValueError, as TF). A Defun (TF1 programs pass those too) adds
+        itself, with the functions it calls."""
+        if not hasattr(function, "call_op_def") and hasattr(function, "add_to_graph"):
+            function.add_to_graph(self)
+            return
         with self._lock:
             existing = self._functions.get(function.name)
             if existing is function:

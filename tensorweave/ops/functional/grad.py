@@ -19,6 +19,11 @@ def _call_gradient(op: Operation, *grads: Any) -> Any:
         raise LookupError(f"No gradient for {op.name}: function {name} is not in the graph's library")
     if fn.python_grad_func is not None:
         return fn.python_grad_func(op, *grads)
+    if not fn.grad_func_name and any(t.is_ref_dtype for t in fn.input_types):
+        # the gradient body would run the forward body again, assignments included
+        raise LookupError(f"No gradient defined for operation '{op.name}': function {name} takes a "
+                          "variable by reference (it assigns it), so its body's gradient graph cannot "
+                          "run it again; give it a python_grad_func or a grad_func.")
     dys = [zeros_like(t) if g is None else g for t, g in zip(op.outputs, grads)]
     return symbolic_gradient(list(op.inputs) + dys, [t.dtype.base_dtype for t in op.inputs], name)
 

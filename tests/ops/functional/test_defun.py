@@ -224,3 +224,40 @@ def test_cancellation_and_deadline_pass_into_a_call():
         assert time.monotonic() - start < 5.0
         sess.run(q.enqueue(41.0))
         assert sess.run(y) == 42.0
+
+
+def test_graph_add_function_takes_a_defun_as_tf1_programs_pass_it(fresh_graph):
+    f = Defun(tf.float32, func_name="Added")(lambda x: x + 1.0)
+    fresh_graph._add_function(f)
+    assert fresh_graph._get_function("Added").definition == f.definition
+    assert [d.signature.name for d in fresh_graph.as_graph_def().library.function] == ["Added"]
+
+
+def test_calls_inside_while_loop_and_cond_with_gradient():
+    @Defun(tf.float32)
+    def step(x):
+        return x * 0.5 + 1.0
+
+    x0 = tf.placeholder(tf.float32, [])
+    _, r = tf.while_loop(lambda i, x: i < 4, lambda i, x: (i + 1, step(x)), [0, x0])
+    c = tf.cond(x0 > 0, lambda: step(x0), lambda: x0 * 0.0)
+    g, = tf.gradients(r, x0)
+    expected = 3.0
+    for _ in range(4):
+        expected = expected * 0.5 + 1.0
+    with tf.Session() as sess:
+        got_r, got_c, got_g = sess.run([r, c, g], {x0: 3.0})
+        assert sess.run(c, {x0: -1.0}) == 0.0
+    assert got_r == pytest.approx(expected) and got_c == pytest.approx(2.5) and got_g == pytest.approx(0.5 ** 4)
+
+
+def test_gradient_of_a_function_assigning_a_variable_asks_for_a_gradient_function():
+    v = tf.Variable([1.0, 2.0])
+
+    @Defun(tf.float32)
+    def f(d):
+        return tf.assign_add(v, d) * d
+
+    d = tf.constant([1.0, 3.0])
+    with pytest.raises(LookupError, match="python_grad_func or a grad_func"):
+        tf.gradients(f(d), d)
