@@ -4,7 +4,9 @@
 - `defun`: a TF1 graph built with tensorflow.python.framework.function.Defun: a function calling
   another, a captured constant, a two-output function, and tf.gradients through the call;
 - `tffunction`: concrete_function.graph.as_graph_def() of a tf.function calling a nested
-  tf.function (the GraphDef holds a StatefulPartitionedCall/PartitionedCall and the library).
+  tf.function (the GraphDef holds a StatefulPartitionedCall/PartitionedCall and the library);
+- `ours`: tests/data/tw_functions_graph.pb (written by tensorweave, make_tw_functions_graph.py)
+  imported into TensorFlow and run: TF's outputs for our GraphDef.
 
 Run: /opt/tfref/bin/python tests/data/make_tf_functions_fixtures.py
 """
@@ -68,14 +70,26 @@ def tf_function_case():
     return graph_def.SerializeToString(), inputs, outputs, feed_x, feed_y, outs
 
 
+def ours_case(feed_a, feed_b):
+    with open(os.path.join(HERE, "tw_functions_graph.pb"), "rb") as f:
+        graph_def = tf.GraphDef.FromString(f.read())
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.import_graph_def(graph_def, name="")
+        with tf.Session(graph=graph) as sess:
+            return sess.run(["w:0", "v:0", "ga:0", "gb:0"], {"a:0": feed_a, "b:0": feed_b})
+
+
 def main():
     defun_gd, da, db, douts = defun_case()
+    ours = ours_case(da, db)
     fn_gd, inputs, outputs, fx, fy, fouts = tf_function_case()
     np.savez(os.path.join(HERE, "tf_functions.npz"),
              defun_graph_def=np.frombuffer(defun_gd, np.uint8), defun_a=da, defun_b=db,
              defun_u=douts[0], defun_v=douts[1], defun_ga=douts[2], defun_gb=douts[3],
              fn_graph_def=np.frombuffer(fn_gd, np.uint8), fn_inputs=np.array(inputs), fn_outputs=np.array(outputs),
-             fn_x=fx, fn_y=fy, fn_out0=fouts[0], fn_out1=fouts[1])
+             fn_x=fx, fn_y=fy, fn_out0=fouts[0], fn_out1=fouts[1],
+             ours_w=ours[0], ours_v=ours[1], ours_ga=ours[2], ours_gb=ours[3])
 
 
 if __name__ == "__main__":

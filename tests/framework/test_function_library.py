@@ -12,6 +12,8 @@ import tensorweave as tf
 from tensorweave.framework import function as function_lib
 from tensorweave.framework.function_def_to_graph import function_def_to_body
 from tensorweave.python.framework.function import Defun
+from tests.data.make_tw_functions_graph import HERE as DATA_DIR
+from tests.data.make_tw_functions_graph import build as build_tw_model
 
 FIXTURES = np.load(os.path.join(os.path.dirname(__file__), "..", "data", "tf_functions.npz"))
 
@@ -144,3 +146,20 @@ def test_tf_function_call_is_differentiable_after_import():
                 lo = sess.run(out, {x: FIXTURES["fn_x"] - d, y: FIXTURES["fn_y"]}).sum()
                 numeric.append((hi - lo) / (2 * eps))
     np.testing.assert_allclose(analytic, numeric, rtol=2e-2, atol=2e-2)
+
+
+def test_our_graph_def_is_what_tensorflow_ran_and_gives_its_numbers():
+    """tw_functions_graph.pb was imported into TF 2.21 and run (make_tf_functions_fixtures.py):
+    today's export of the same model has the same library, and our numbers are TF's."""
+    with open(os.path.join(DATA_DIR, "tw_functions_graph.pb"), "rb") as f:
+        stored = graph_pb2.GraphDef.FromString(f.read())
+    with tf.Graph().as_default() as g:
+        build_tw_model()
+        ours = g.as_graph_def()
+        assert ours.library == stored.library
+        assert [n.op for n in ours.node] == [n.op for n in stored.node]
+        assert "PartitionedCall" in [n.op for n in ours.node]
+        with tf.Session() as sess:
+            got = sess.run(["w:0", "v:0", "ga:0", "gb:0"], {"a:0": FIXTURES["defun_a"], "b:0": FIXTURES["defun_b"]})
+    for value, key in zip(got, ("ours_w", "ours_v", "ours_ga", "ours_gb")):
+        np.testing.assert_allclose(value, FIXTURES[key], rtol=1e-5)
