@@ -15,7 +15,13 @@ gradient function (Defun's grad_func), or else a gradient body built once per fu
 FunctionDef and tf.gradients (TF's SymbolicGradient semantics: inputs are the arguments and the
 gradients of the outputs, outputs the gradients of the arguments).
 
-Small bodies are not inlined into the caller's plan: that was not measured (see README).
+Other kernels that run a function (tf.data's map and filter) use the same two steps:
+`body_plan(fn.body, ctx)` once when their kernel is built, then `plan.run(step, args)` per
+element, with a step of their own (StepContext) when they run outside the caller's step.
+
+Small bodies are not inlined into the caller's plan: a call of a 16-element body costs about
+4 us more than the same ops inline (README), and inlining would need the plan builder to copy
+body nodes into the caller's partition; not done.
 """
 from __future__ import annotations
 
