@@ -31,6 +31,7 @@ from tensorweave.framework.op_def import ArgDef, KernelDef, OpDef, OpRegistratio
 __all__ = ["FunctionDef", "FunctionDefLibrary", "DefinedFunction", "FunctionBody", "FuncGraph",
            "graph_to_function_def", "output_arg_slots", "register_call_kernel", "register_call_gradient",
            "register_gradient_kernel", "call_kernel", "gradient_kernel", "called_function_name",
+           "register_function_runner", "function_runner",
            "call_function", "add_function"]
 
 FunctionDef = function_pb2.FunctionDef
@@ -62,6 +63,18 @@ def register_gradient_kernel(builder: Callable[[KernelContext, str], Compute]) -
     """`builder(ctx, function_name) -> compute(step, *args_and_output_grads)`: the kernel of
     SymbolicGradient (runtime/functions.py registers it)."""
     _hooks["gradient_kernel"] = builder
+
+
+def register_function_runner(builder: Callable[[KernelContext, str], Callable[[Any, list[Any]], list[Any]]]) -> None:
+    """`builder(ctx, function_name) -> run(step, args) -> list of outputs`: how a kernel that
+    runs functions itself (If, While) runs one (runtime/functions.py registers it)."""
+    _hooks["runner"] = builder
+
+
+def function_runner(ctx: KernelContext, function_name: str) -> Callable[[Any, list[Any]], list[Any]]:
+    """`run(step, args) -> outputs` for function `function_name` of the node's graph, compiled
+    for the node's device; its errors name the function and the node."""
+    return _hooks["runner"](ctx, function_name)
 
 
 def call_kernel(ctx: KernelContext, function_name: str) -> Compute:

@@ -109,26 +109,35 @@ def _lookup(ctx: KernelContext, name: str) -> _function.DefinedFunction:
     return fn
 
 
-def _call_compute(ctx: KernelContext, name: str, body: _function.FunctionBody) -> Compute:
+def _runner(ctx: KernelContext, name: str, body: _function.FunctionBody) -> Any:
+    """`run(step, args) -> outputs` of `body` for the node of `ctx`; the plan is compiled at
+    the first call (a plan may never run it)."""
     call = ctx.op
-    num_outputs = len(call.outputs)
-    plan: list[BodyPlan] = []  # compiled at the first call (a plan may never run it)
+    plan: list[BodyPlan] = []
 
-    def compute(step: Any, *args: Any) -> Any:
+    def run(step: Any, args: list[Any]) -> list[Any]:
         if not plan:
             plan.append(body_plan(body, ctx))
-        runner = plan[0]
         try:
-            values = runner.run(step, list(args))
+            return plan[0].run(step, args)
         except errors.OpError as err:
             if step.cancellation.cancelled is err:
                 raise
             raise _in_function(err, call, name) from err
-        if num_outputs == 1:
-            return values[0]
-        return tuple(values)
 
-    return compute
+    return run
+
+
+def _call_compute(ctx: KernelContext, name: str, body: _function.FunctionBody) -> Compute:
+    run = _runner(ctx, name, body)
+    if len(ctx.op.outputs) == 1:
+        return lambda step, *args: run(step, list(args))[0]
+    return lambda step, *args: tuple(run(step, list(args)))
+
+
+def build_function_runner(ctx: KernelContext, name: str) -> Any:
+    """`run(step, args) -> outputs` of function `name` (for If and While kernels)."""
+    return _runner(ctx, name, _lookup(ctx, name).body)
 
 
 def build_call_kernel(ctx: KernelContext, name: str) -> Compute:
@@ -181,3 +190,4 @@ def build_gradient_kernel(ctx: KernelContext, name: str) -> Compute:
 
 _function.register_call_kernel(build_call_kernel)
 _function.register_gradient_kernel(build_gradient_kernel)
+_function.register_function_runner(build_function_runner)
