@@ -317,16 +317,14 @@ class DefinedFunction:
         """Shape inference through a call: `shape_func(op)` when registered, else the body's."""
         if self.shape_func is not None:
             return list(self.shape_func(op))
-        shapes = [t.shape for t in self.body.outputs]
-        if all(s.is_fully_defined() for s in shapes):
-            return shapes
-        given = tuple(t.shape for t in op.inputs)
-        if all(g.ndims is None for g in given):
-            return shapes
-        return self._shapes_for(given)
+        return self.shapes_for([t.shape for t in op.inputs])
 
-    def _shapes_for(self, input_shapes: tuple[Any, ...]) -> list[Any]:
-        """The output shapes of the body instantiated with these argument shapes (cached)."""
+    def shapes_for(self, input_shapes: Sequence[Any]) -> list[Any]:
+        """The output shapes of the body given these argument shapes (instantiated again when
+        the traced body leaves some unknown and the arguments say more; cached)."""
+        shapes = [t.shape for t in self.body.outputs]
+        if all(s.is_fully_defined() for s in shapes) or all(s.ndims is None for s in input_shapes):
+            return shapes
         key = tuple(str(s) for s in input_shapes)
         cached = self._shape_cache.get(key)
         if cached is None:

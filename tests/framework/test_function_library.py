@@ -163,3 +163,26 @@ def test_our_graph_def_is_what_tensorflow_ran_and_gives_its_numbers():
             got = sess.run(["w:0", "v:0", "ga:0", "gb:0"], {"a:0": FIXTURES["defun_a"], "b:0": FIXTURES["defun_b"]})
     for value, key in zip(got, ("ours_w", "ours_v", "ours_ga", "ours_gb")):
         np.testing.assert_allclose(value, FIXTURES[key], rtol=1e-5)
+
+
+def test_tf2_control_flow_functions_import_and_give_tf_numbers():
+    """tf.cond / tf.while_loop / an assertion inside tf.function: If, StatelessIf, While nodes
+    with branch, condition and body functions, a nested call inside the loop body."""
+    graph_def = _graph_def("ctl_graph_def")
+    ops = {n.op for n in graph_def.node} | {n.op for f in graph_def.library.function for n in f.node_def}
+    assert {"If", "StatelessIf", "While", "StatefulPartitionedCall", "Assert"} <= ops
+    with tf.Graph().as_default() as g:
+        tf.import_graph_def(graph_def, name="")
+        x, n = [g.get_tensor_by_name(str(name)) for name in FIXTURES["ctl_inputs"]]
+        z, m = [g.get_tensor_by_name(str(name)) for name in FIXTURES["ctl_outputs"]]
+        assert z.shape.as_list() == [3] and m.shape.as_list() == []
+        with tf.Session() as sess:
+            for k in "01":
+                got_z, got_m = sess.run([z, m], {x: FIXTURES[f"ctl_x{k}"], n: FIXTURES[f"ctl_n{k}"]})
+                np.testing.assert_allclose(got_z, FIXTURES[f"ctl_z{k}"], rtol=1e-5)
+                assert got_m == FIXTURES[f"ctl_m{k}"]
+            with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                sess.run(z, {x: FIXTURES["ctl_bad"], n: 1})
+    message = info.value.message
+    assert str(FIXTURES["ctl_message"]) in message  # TF's own assertion text
+    assert "[[function while_body_" in message and "[[node while " in message  # where, through calls

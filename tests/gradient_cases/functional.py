@@ -2,7 +2,7 @@
 SymbolicGradient (the body's gradient graph), PartitionedCall / StatefulPartitionedCall, nested
 calls, captured tensors, and a registered grad_func."""
 import tensorweave as tf
-from tensorweave.ops.functional import Defun, partitioned_call
+from tensorweave.ops.functional import Defun, If, partitioned_call
 from tests.gradient_cases import GradCase
 
 
@@ -58,4 +58,34 @@ CASES = [
     GradCase("partitioned_call", ("PartitionedCall",), _partitioned, [(2, 3), (3, 2)]),
     GradCase("stateful_partitioned_call", ("StatefulPartitionedCall",), _stateful_partitioned, [(3,)]),
     GradCase("defun_grad_func", ("SymbolicGradient",), _registered_grad_func, [(5,)]),
+]
+
+
+def _functional_if(x, y):
+    @Defun(tf.float64, tf.float64)
+    def then(a, b):
+        return tf.sin(a) * b
+
+    @Defun(tf.float64, tf.float64)
+    def other(a, b):
+        return a * a - b
+
+    return If(tf.reduce_sum(x) > 0.0, [x, y], then, other)[0]
+
+
+def _stateful_if(x):
+    @Defun(tf.float64)
+    def then(a):
+        return tf.exp(a) + tf.random_uniform([], dtype=tf.float64) * 0.0
+
+    @Defun(tf.float64)
+    def other(a):
+        return a * 3.0
+
+    return If(tf.reduce_sum(x) < 100.0, [x], then, other)[0]
+
+
+CASES += [
+    GradCase("functional_stateless_if", ("StatelessIf",), _functional_if, [(2, 3), (2, 3)]),
+    GradCase("functional_if", ("If",), _stateful_if, [(4,)]),
 ]

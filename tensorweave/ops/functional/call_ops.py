@@ -74,7 +74,7 @@ def partitioned_call(args: Sequence[Any], f: Any, tout: Optional[Sequence[Any]] 
     """Calls function `f` (a Defun, or a function name in the default graph's library) on
     `args` with a (Stateful)PartitionedCall op, as TF's functional_ops.partitioned_call; returns
     the list of outputs (the op when there are none)."""
-    fn, inputs = _function_of(f, [convert_to_tensor(a) for a in args])
+    fn, inputs = function_of(f, [convert_to_tensor(a) for a in args])
     out_types = list(fn.output_types) if tout is None else [_dtypes.as_dtype(t) for t in tout]
     op_def = StatefulPartitionedCall if fn.is_stateful else PartitionedCall
     result = apply_op(op_def, name=name, args=inputs, Tout=out_types,
@@ -82,7 +82,7 @@ def partitioned_call(args: Sequence[Any], f: Any, tout: Optional[Sequence[Any]] 
     return result
 
 
-def _function_of(f: Any, args: list[Any]) -> tuple[Any, list[Any]]:
+def function_of(f: Any, args: list[Any]) -> tuple[Any, list[Any]]:
     """(DefinedFunction in the graph of `args`, the call's inputs with `f`'s captured tensors)."""
     graph = args[0].graph if args else _graph.get_default_graph()
     if isinstance(f, str):
