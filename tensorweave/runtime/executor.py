@@ -489,26 +489,6 @@ class ExecutorState:
         return self.results
 
 
-def help_until_finished(state: ExecutorState, helpers: CallerHelp, step: StepContext) -> list[Any]:
-    """The caller's thread runs the work posted to `helpers` until the step's state has
-    finished; past the step's deadline it fails the step and waits for the end."""
-    timed_out = False
-    wake = helpers.wake
-    while True:
-        wake.clear()  # before looking: a post or the finish from now on sets it again
-        while helpers.tasks:
-            helpers.tasks.popleft().run()
-        if state.finished:
-            break
-        remaining = None if timed_out else step.remaining()
-        if remaining is None:
-            wake.wait()
-        elif remaining <= 0 or not wake.wait(remaining):
-            state.record_error(deadline_exceeded())
-            timed_out = True
-    return state.wait(0)
-
-
 def dead_fetch_error(tables: PartitionTables, i: int) -> errors.OpError:
     """The error for fetching a value whose branch was not taken (the partition's `i`th fetch)."""
     sink = tables.items[tables.fetch_items[i]]
@@ -602,15 +582,5 @@ class DataflowExecutor:
         return state
 
     def run(self, step: StepContext) -> list[Any]:
-        """Runs a step of this partition alone to its end (by its deadline, if it has one).
-        While an asynchronous kernel waits, this thread waits too, and runs the work its
-        completion makes ready (posted to it), so a value that arrives later costs one
-        thread hop, not a hop to the pool and another back to the waiter."""
-        state = self.start(step)
-        if state.finished:
-            return state.wait(0)
-        # Waiting: from now on completions post their work here (one that came before this
-        # goes to the pool, as without it); `finished` is read again after the event is set.
-        helpers = state.helpers = CallerHelp()
-        state.done_event = helpers.wake
-        return help_until_finished(state, helpers, step)
+        """Runs a step of this partition alone to its end (by its deadline, if it has one)."""
+        return self.start(step).wait(step.remaining())

@@ -31,13 +31,11 @@ from tensorweave.framework.kernel_contract import Compute, ControlFlowKind, Kern
 from tensorweave.runtime import kernel_errors
 from tensorweave.runtime.device import Device
 from tensorweave.runtime.control_flow_semantics import RUN, sequential_outputs
-from tensorweave.runtime.executor import (RETURNED, DataflowExecutor, TracingExecutorState, dead_fetch_error,
-                                         help_until_finished)
+from tensorweave.runtime.executor import RETURNED, DataflowExecutor, TracingExecutorState, dead_fetch_error
 from tensorweave.runtime.executor_tables import CHECK_EVERY, CONTROL_TRIGGER, MERGE
 from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables, topological_order
 from tensorweave.runtime.step_context import DEAD, StepContext
 from tensorweave.runtime.step_stats import holds_memory
-from tensorweave.runtime.thread_pool import CallerHelp
 
 
 class Instruction:
@@ -344,8 +342,6 @@ class SequentialInterpreter:
                     for done in self.program[:pos]]  # freed values: only run consumers needed them
         vals.clear()  # from now on the executor's input slots hold what later nodes need
         state = fallback.new_state(step)
-        helpers = state.helpers = CallerHelp()  # this thread runs what the completion makes ready
-        state.done_event = helpers.wake
         position = self.position
         ready = state.take_over(executed, ins.item, lambda item: position[item.id] > pos)
         executed.clear()
@@ -354,7 +350,7 @@ class SequentialInterpreter:
             state.started[id(tagged)] = traced_start  # its completion is recorded from there
         call.forward_to(lambda result: state.finish_async(tagged, result))
         state.run_ready(ready)
-        return help_until_finished(state, helpers, step)
+        return state.wait(step.remaining())
 
 
 def _deadness_marks(tables: PartitionTables) -> tuple[set[int], dict[int, list[int]]]:
