@@ -6,3 +6,7 @@ from tensorweave.ops.queues.queue_classes import (
     FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue)
 
 __all__ = ["QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue", "PriorityQueue"]
+from tensorweave.ops.queues.accumulator_classes import (  # noqa: E402
+    ConditionalAccumulator, ConditionalAccumulatorBase, SparseConditionalAccumulator)
+
+__all__ += ["ConditionalAccumulatorBase", "ConditionalAccumulator", "SparseConditionalAccumulator"]
