@@ -280,6 +280,8 @@ class MasterSession:
     def _run(self, plan: DistributedPlan, step: _Step, values: Sequence[Any], timeout: Optional[float]) -> None:
         local_index = None
         step.pending = len(plan.graphs)
+        if not plan.graphs:  # nothing to run (no fetches, no targets): no call would end the step
+            return
         for i, (g, header) in enumerate(zip(plan.graphs, plan.headers)):
             header = dict(header, step=step.step_id, timeout=timeout)
             if step.stats is not None:

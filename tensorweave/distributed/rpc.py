@@ -69,8 +69,12 @@ def make_server(address: str, handlers: dict[str, Handler], max_workers: int = 6
     for name, handler in handlers.items():
         methods[name] = unary(handler)
         methods[name + "Stream"] = streamed(handler)
+    # A client sends nothing larger than wire.MAX_PIECE in one gRPC message (larger messages are
+    # streamed), so a bigger one is refused (RESOURCE_EXHAUSTED) before gRPC buffers it whole,
+    # even from a peer without the cluster token, whose call is refused only after it arrived.
+    options = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", wire.MAX_PIECE)]
     server = grpc.server(futures.ThreadPoolExecutor(max_workers, thread_name_prefix="tw-rpc"),
-                         options=_UNLIMITED,
+                         options=options,
                          handlers=[grpc.method_handlers_generic_handler(SERVICE, methods)])
     credentials = security.server_credentials()
     if credentials is None:
@@ -82,17 +86,21 @@ def make_server(address: str, handlers: dict[str, Handler], max_workers: int = 6
     return server, port
 
 
+# gRPC statuses that keep their meaning as TF errors (TF's codes are gRPC's); any other status
+# is a transport failure: UnavailableError, which training loops recover from.
+_STATUS_ERRORS = {grpc.StatusCode.DEADLINE_EXCEEDED: errors.DeadlineExceededError,
+                  grpc.StatusCode.UNAUTHENTICATED: errors.UnauthenticatedError,
+                  grpc.StatusCode.PERMISSION_DENIED: errors.PermissionDeniedError,
+                  grpc.StatusCode.CANCELLED: errors.CancelledError,
+                  grpc.StatusCode.RESOURCE_EXHAUSTED: errors.ResourceExhaustedError,
+                  grpc.StatusCode.UNIMPLEMENTED: errors.UnimplementedError}
+
+
 def transport_error(err: grpc.RpcError, task: str, method: str) -> errors.OpError:
     code = err.code() if hasattr(err, "code") else None
     details = err.details() if hasattr(err, "details") else str(err)
     text = f"{method} to task {task} failed: {details}"
-    if code == grpc.StatusCode.DEADLINE_EXCEEDED:
-        return errors.DeadlineExceededError(None, None, text)
-    if code == grpc.StatusCode.UNAUTHENTICATED:
-        return errors.UnauthenticatedError(None, None, text)
-    if code == grpc.StatusCode.CANCELLED:
-        return errors.CancelledError(None, None, text)
-    return errors.UnavailableError(None, None, text)
+    return _STATUS_ERRORS.get(code, errors.UnavailableError)(None, None, text)
 
 
 class TaskClient:
