@@ -71,7 +71,10 @@ def run_worker(lib: str, cluster: dict, task: int, m: int, steps: int, warmup: i
     if is_chief:  # the others train until they are killed: the chief's last steps need their gradients
         hooks.append(tf.train.StopAtStepHook(last_step=warmup + steps))
     feed = {x: xs, y: labels}
-    with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief, hooks=hooks,
+    # Each worker's session sees only the PS and itself (TF's session would otherwise wait for
+    # every worker of the cluster to answer).
+    config = tf.ConfigProto(device_filters=["/job:ps", f"/job:worker/task:{task}"])
+    with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief, hooks=hooks, config=config,
                                            save_checkpoint_secs=None, save_summaries_steps=None,
                                            save_summaries_secs=None, log_step_count_steps=None,
                                            stop_grace_period_secs=1) as sess:
