@@ -8,7 +8,6 @@ import os
 import sys
 import tempfile
 
-import numpy as np
 import tensorflow.compat.v1 as tf
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

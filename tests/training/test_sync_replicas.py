@@ -180,3 +180,32 @@ def _too_few_tokens():
     opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.1), 3, 1)
     opt.minimize(v * v, global_step=gs)
     opt.get_init_tokens_op(num_tokens=1)
+
+
+def test_variable_averages_follow_each_synchronous_update():
+    with tf.Graph().as_default():
+        gs = tf.train.get_or_create_global_step()
+        w = tf.Variable(W0, name="w")
+        ema = tf.train.ExponentialMovingAverage(0.5)
+        replicas = []
+        for i in range(2):
+            loss = tf.reduce_sum(w * w * tf.constant(X[i]))
+            # only the chief's sync op runs; in one graph only it may own the averages
+            opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(LR), 2,
+                                                 variable_averages=ema if i == 0 else None,
+                                                 variables_to_average=[w])
+            replicas.append((opt, opt.minimize(loss, global_step=gs), opt.make_session_run_hook(i == 0)))
+        shadow = ema.average(w)
+        sess = tf.Session()
+        coord = _start(sess, replicas)
+        sess.run(replicas[0][1])
+        sess.run(replicas[1][1])
+        _wait_step(sess, gs, 1)
+        w1 = W0 - LR * (_grad(W0, X[0]) + _grad(W0, X[1])) / 2
+        deadline = time.time() + 5
+        while not np.allclose(sess.run(shadow), 0.5 * W0 + 0.5 * w1, rtol=1e-5) and time.time() < deadline:
+            time.sleep(0.01)  # the average follows the token enqueue in the chief's sync op
+        np.testing.assert_allclose(sess.run(shadow), 0.5 * W0 + 0.5 * w1, rtol=1e-5)
+        coord.request_stop()
+        sess.close()
+        coord.join(stop_grace_period_secs=5)
