@@ -5,7 +5,7 @@ relu, softmax cross-entropy) with tf.train.SyncReplicasOptimizer under Monitored
 Step time is the chief's wall time per global step over the measured steps. Configurations:
 - 2 workers + 1 backup (replicas_to_aggregate=2 of 3), no straggler;
 - the same with a straggler: worker 2 sleeps --delay seconds before each of its steps;
-- 2 of 2 workers (no backup) with the same straggler: steps follow the straggler.
+- 2 of 2 workers (no backup), without and with the same straggler.
 Each configuration runs under tensorweave and, when TensorFlow is found, under TensorFlow in the
 same run (the same script, with `import tensorflow.compat.v1 as tf`).
 Goals: at most 1.0x TensorFlow's step time; with a straggler and a backup, within 1.2x of the
@@ -170,6 +170,7 @@ def main() -> None:
     tf_py = _tf_python()
     configs = [("2 of 3 workers (1 backup), no straggler", 3, 2, 0.0),
                (f"2 of 3 workers (1 backup), straggler +{args.delay * 1e3:.0f} ms/step", 3, 2, args.delay),
+               ("2 of 2 workers (no backup), no straggler", 2, 2, 0.0),
                (f"2 of 2 workers (no backup), straggler +{args.delay * 1e3:.0f} ms/step", 2, 2, args.delay)]
     results: dict = {}
     for label, workers, m, delay in configs:
