@@ -119,29 +119,23 @@ class _Dense:
         """The batch's output from each record's value list (None where the feature is absent)."""
         if self.var_len:
             return self._collect_var_len(rows, default, where)
-        out = []
+        flat: list = []  # all records' values in one list: one array conversion per batch
         for i, values in enumerate(rows):
             if values is None:
                 if default.size == 0:
                     prefix = "" if where.single else f"Name: {where.name(i)}, "
                     raise invalid(f"{prefix}Feature: {self.key} (data type: {self.word}) is required but "
                                   f"could not be found.")
-                out.append(default.reshape(-1))
-                continue
-            if len(values) != self.size:
-                if where.single and len(values) > self.size:
-                    raise invalid(f"Key: {self.key}.  Can't parse serialized Example: Some {self.kind} "
-                                  f"slice was not parsed.")
+                flat.extend(default.reshape(-1).tolist())
+            elif len(values) == self.size:
+                flat.extend(values)
+            elif where.single and len(values) > self.size:
+                raise invalid(f"Key: {self.key}.  Can't parse serialized Example: Some {self.kind} "
+                              f"slice was not parsed.")
+            else:
                 raise invalid(f"{where.key(self.key, i)}  Number of {self.word} values != expected.  "
                               f"Values size: {len(values)} but output shape: {self.shape_text}")
-            out.append(self.array(values))
-        if not out:
-            return np.zeros((0,) + self.row_shape, dtype=self.np_type)
-        if self.np_type is object:
-            flat = np.empty(len(out) * self.size, dtype=object)
-            flat[:] = [v for row in out for v in row]
-            return flat.reshape((len(out),) + self.row_shape)
-        return np.stack(out).reshape((len(out),) + self.row_shape)
+        return self.array(flat).reshape((len(rows),) + self.row_shape)
 
     def _collect_var_len(self, rows: list, default: np.ndarray, where: _Where) -> np.ndarray:
         counts = []

@@ -127,7 +127,8 @@ def test_error_names_the_example():
         out = tf.io.parse_example(strings([RECORDS[0]]), feats, example_names=["rec-0"])
         with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as info:
             sess.run(out)
-    assert info.value.message.split("\n")[0] == "Name: rec-0, Feature: y (data type: float) is required but could not be found."
+    assert info.value.message.split("\n")[0] == (
+        "Name: rec-0, Feature: y (data type: float) is required but could not be found.")
 
 
 def test_protos_serialize_as_tensorflow():
