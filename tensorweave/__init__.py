@@ -150,6 +150,7 @@ from tensorweave.ops.sparse.sparse_impl import (  # noqa: F401,E402
 from tensorweave.ops.sparse.sparse_impl import sparse_merge  # noqa: F401,E402
 from tensorweave import distribute  # noqa: F401,E402
 from tensorweave.ops.strings.example_parsing import (  # noqa: F401,E402
-    FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature, parse_example, parse_single_example)
+    FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature, parse_example,
+    parse_single_example, parse_single_sequence_example)
 from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("", __name__)

@@ -123,7 +123,69 @@ def main():
     empty = run_case(lambda s: tf.io.parse_example(s, features()), np.array([], dtype=object).reshape(0))[0]
     with open(os.path.join(HERE, "tf_parse_example_expected.json"), "w") as f:
         json.dump({"records": [r.hex() for r in RECORDS], "cases": cases, "empty_batch": empty,
-                   "shapes": shapes, "errors": errors}, f, indent=1)
+                   "shapes": shapes, "errors": errors, "sequence": sequence_cases()}, f, indent=1)
+
+
+def sequence_example(context, lists):
+    return tf.train.SequenceExample(
+        context=tf.train.Features(feature=context),
+        feature_lists=tf.train.FeatureLists(feature_list={
+            k: tf.train.FeatureList(feature=v) for k, v in lists.items()})).SerializeToString(deterministic=True)
+
+
+SEQUENCE_RECORDS = [
+    sequence_example({"id": int64_feature([5]), "w": float_feature([1.5, 2.5]), "cv": int64_feature([7, 8])},
+                     {"tok": [int64_feature([1]), int64_feature([2]), int64_feature([3])],
+                      "emb": [float_feature([1, 2]), float_feature([3, 4])],
+                      "words": [bytes_feature([b"a", b"b"]), bytes_feature([b"c"])]}),
+    sequence_example({"id": int64_feature([6])}, {"tok": [int64_feature([4])], "words": []}),
+]
+
+
+def sequence_features():
+    context = {"id": tf.io.FixedLenFeature([], tf.int64),
+               "w": tf.io.FixedLenFeature([2], tf.float32, default_value=[0.0, -1.0]),
+               "cv": tf.io.VarLenFeature(tf.int64)}
+    sequence = {"tok": tf.io.FixedLenSequenceFeature([], tf.int64),
+                "emb": tf.io.FixedLenSequenceFeature([2], tf.float32, allow_missing=True),
+                "words": tf.io.VarLenFeature(tf.string)}
+    return context, sequence
+
+
+def sequence_cases():
+    def batch(s, feats=None):
+        context, sequence = feats or sequence_features()
+        c, f, n = tf.io.parse_sequence_example(s, context, sequence)
+        return {**{"context/" + k: v for k, v in c.items()}, **{"list/" + k: v for k, v in f.items()},
+                **{"length/" + k: v for k, v in n.items()}}
+
+    def single(s, feats=None):
+        context, sequence = feats or sequence_features()
+        c, f = tf.io.parse_single_sequence_example(s, context, sequence)
+        return {**{"context/" + k: v for k, v in c.items()}, **{"list/" + k: v for k, v in f.items()}}
+
+    out = {"records": [r.hex() for r in SEQUENCE_RECORDS],
+           "batch": run_case(batch, np.array(SEQUENCE_RECORDS, dtype=object))[0],
+           "single": [run_case(single, np.array(r, dtype=object))[0] for r in SEQUENCE_RECORDS],
+           "shapes": {"batch_known": shapes_case(batch, [2]), "batch_unknown": shapes_case(batch, [None]),
+                      "single": shapes_case(single, [])}}
+    bad = {
+        "missing_list": (sequence_example({}, {}), {"q": tf.io.FixedLenSequenceFeature([], tf.int64)}),
+        "step_count": (sequence_example({}, {"q": [float_feature([1.0]), float_feature([1.0, 2.0, 3.0])]}),
+                       {"q": tf.io.FixedLenSequenceFeature([2], tf.float32, allow_missing=True)}),
+        "step_dtype": (sequence_example({}, {"q": [int64_feature([1])]}),
+                       {"q": tf.io.FixedLenSequenceFeature([], tf.float32, allow_missing=True)}),
+        "sparse_dtype": (sequence_example({}, {"q": [int64_feature([1])]}), {"q": tf.io.VarLenFeature(tf.string)}),
+    }
+    errors = {}
+    for name, (record, sequence) in bad.items():
+        feats = ({}, sequence)
+        errors[name] = {
+            "record": record.hex(),
+            "batch": run_case(lambda s, f=feats: batch(s, f), np.array([record], dtype=object))[0],
+            "single": run_case(lambda s, f=feats: single(s, f), np.array(record, dtype=object))[0]}
+    out["errors"] = errors
+    return out
 
 
 if __name__ == "__main__":

@@ -160,58 +160,85 @@ class _Dense:
         return out.reshape((len(rows), longest) + self.row_shape)
 
 
-@ParseExampleV2.kernel()
-def _parse_example_kernel(ctx: KernelContext) -> Callable:
-    sparse_types = list(ctx.attr("sparse_types"))
-    dense_types = list(ctx.attr("Tdense"))
-    dense_shapes = [s.as_tuple_or_none() for s in ctx.attr("dense_shapes")]
-    if ctx.attr("ragged_value_types"):
-        raise invalid("ParseExampleV2: ragged features are not supported by tensorweave")
+class FeatureSet:
+    """The sparse and dense features of one Features message kind (an Example's features, a
+    SequenceExample's context): gathers each record's value lists, then makes the outputs."""
+
+    def __init__(self, sparse_keys: tuple, sparse_types: list, dense_keys: tuple, dense_types: list,
+                 dense_shapes: list) -> None:
+        self.sparse = [(k.decode("utf-8"), _LIST_OF[t.name], _TYPE_WORD[t.name], t)
+                       for k, t in zip(sparse_keys, sparse_types)]
+        self.dense = [_Dense(k.decode("utf-8"), t, s) for k, t, s in zip(dense_keys, dense_types, dense_shapes)]
+
+    def start(self) -> tuple:
+        return [[] for _ in self.sparse], [[] for _ in self.dense]
+
+    def gather(self, rows: tuple, feature_map: Any, index: int, where: "_Where") -> None:
+        sparse_rows, dense_rows = rows
+        for out, (key, kind, word, _) in zip(sparse_rows, self.sparse):
+            feature = feature_map.get(key)
+            out.append(() if feature is None else _values(feature, kind, key, word, where, index, True))
+        for out, d in zip(dense_rows, self.dense):
+            feature = feature_map.get(d.key)
+            out.append(None if feature is None else _values(feature, d.kind, d.key, d.word, where, index, False))
+
+    def outputs(self, rows: tuple, defaults: tuple, where: "_Where") -> list:
+        """Sparse indices, values and shapes, then dense values (flat, in the op's output order)."""
+        sparse_rows, dense_rows = rows
+        parts: list = [[], [], []]
+        for out, (_, _, _, dtype) in zip(sparse_rows, self.sparse):
+            for part, value in zip(parts, _sparse_output(out, dtype, where.single)):
+                part.append(value)
+        dense_out = []
+        for out, d, default in zip(dense_rows, self.dense, defaults):
+            value = d.collect(out, default, where)
+            dense_out.append(value[0] if where.single else value)
+        return parts[0] + parts[1] + parts[2] + dense_out
+
+
+def keyed_cache(build: Callable) -> Callable:
+    """`build(*key tuples)` cached for the last key inputs (inputs are read each step, and are
+    nearly always constants)."""
     cache: dict = {}
 
-    def features(sparse_keys: np.ndarray, dense_keys: np.ndarray) -> tuple:
-        """The (key, list type, ...) tables for these keys (inputs, read each step; usually constant)."""
-        ident = (tuple(sparse_keys.ravel().tolist()), tuple(dense_keys.ravel().tolist()))
+    def get(*keys: np.ndarray) -> Any:
+        ident = tuple(tuple(k.ravel().tolist()) for k in keys)
         if ident not in cache:
-            sparse = [(k.decode("utf-8"), _LIST_OF[t.name], _TYPE_WORD[t.name], t)
-                      for k, t in zip(ident[0], sparse_types)]
-            dense = [_Dense(k.decode("utf-8"), t, s) for k, t, s in zip(ident[1], dense_types, dense_shapes)]
             cache.clear()
-            cache[ident] = (sparse, dense)
+            cache[ident] = build(*ident)
         return cache[ident]
+
+    return get
+
+
+def records_of(serialized: np.ndarray) -> list:
+    return [serialized.item()] if serialized.ndim == 0 else serialized.tolist()
+
+
+def decode(message: Any, record: bytes, what: str) -> Any:
+    try:
+        return message.FromString(record)
+    except DecodeError:
+        raise invalid(f"Could not parse {what} input, value: '{c_escape(record)}'") from None
+
+
+@ParseExampleV2.kernel()
+def _parse_example_kernel(ctx: KernelContext) -> Callable:
+    if ctx.attr("ragged_value_types"):
+        raise invalid("ParseExampleV2: ragged features are not supported by tensorweave")
+    sparse_types, dense_types = list(ctx.attr("sparse_types")), list(ctx.attr("Tdense"))
+    dense_shapes = [s.as_tuple_or_none() for s in ctx.attr("dense_shapes")]
+    features = keyed_cache(lambda sparse, dense: FeatureSet(sparse, sparse_types, dense, dense_types, dense_shapes))
 
     def compute(serialized: Any, names: Any, sparse_keys: Any, dense_keys: Any, ragged_keys: Any,
                 *dense_defaults: Any) -> Any:
-        sparse, dense = features(sparse_keys, dense_keys)
-        single = serialized.ndim == 0
-        records = [serialized.item()] if single else serialized.tolist()
-        where = _Where(single, [] if names.size == 0 else names.ravel().tolist())
-        sparse_rows: list = [[] for _ in sparse]
-        dense_rows: list = [[] for _ in dense]
-        for index, record in enumerate(records):
-            try:
-                feature_map = Example.FromString(record).features.feature
-            except DecodeError:
-                raise invalid(f"Could not parse example input, value: '{c_escape(record)}'") from None
-            for rows, (key, kind, word, _) in zip(sparse_rows, sparse):
-                feature = feature_map.get(key)
-                rows.append(() if feature is None else _values(feature, kind, key, word, where, index, True))
-            for rows, d in zip(dense_rows, dense):
-                feature = feature_map.get(d.key)
-                rows.append(None if feature is None
-                            else _values(feature, d.kind, d.key, d.word, where, index, False))
-        outputs: list = [[], [], []]
-        for rows, (_, _, _, dtype) in zip(sparse_rows, sparse):
-            indices, values, shape = _sparse_output(rows, dtype, single)
-            outputs[0].append(indices)
-            outputs[1].append(values)
-            outputs[2].append(shape)
-        dense_out = []
-        for rows, d, default in zip(dense_rows, dense, dense_defaults):
-            value = d.collect(rows, default, where)
-            dense_out.append(value[0] if single else value)
-        result = tuple(outputs[0] + outputs[1] + outputs[2] + dense_out)
-        return result if len(result) != 1 else result[0]
+        feature_set = features(sparse_keys, dense_keys)
+        where = _Where(serialized.ndim == 0, [] if names.size == 0 else names.ravel().tolist())
+        rows = feature_set.start()
+        for index, record in enumerate(records_of(serialized)):
+            feature_set.gather(rows, decode(Example, record, "example").features.feature, index, where)
+        result = feature_set.outputs(rows, dense_defaults, where)
+        return tuple(result) if len(result) != 1 else result[0]
 
     return compute
 

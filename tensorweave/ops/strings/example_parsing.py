@@ -16,9 +16,10 @@ from tensorweave.framework.tensor_shape import TensorShape, as_shape
 from tensorweave.ops.array import reshape
 from tensorweave.ops.sparse.sparse_impl import sparse_merge
 from tensorweave.ops.strings.example_ops import parse_example_op
+from tensorweave.ops.strings.sequence_example_ops import parse_sequence_example_op
 
 __all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "SparseFeature", "parse_example",
-           "parse_single_example"]
+           "parse_single_example", "parse_sequence_example", "parse_single_sequence_example"]
 
 
 class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
@@ -53,17 +54,24 @@ class FixedLenSequenceFeature(collections.namedtuple(
         return super().__new__(cls, shape, dtype, allow_missing, default_value)
 
 
+_EXAMPLE_TYPES = (VarLenFeature, SparseFeature, FixedLenFeature, FixedLenSequenceFeature)
+
+
 class _Params:
     """The op's arguments for a features dict, checked as TF's _ParseOpParams checks them."""
 
-    def __init__(self, features: dict) -> None:
+    def __init__(self, features: Optional[dict], types: tuple = _EXAMPLE_TYPES, steps: bool = False) -> None:
+        self.steps = steps  # feature lists: a FixedLenSequenceFeature's shape is its step's
+        self.allow_missing: dict = {}
         self.sparse_keys: list[str] = []
         self.sparse_types: list = []
         self.dense_keys: list[str] = []
         self.dense_types: list = []
         self.dense_shapes: list[TensorShape] = []
         self.defaults: dict = {}
-        for key in sorted(features):  # sorted, as TF does, so the graph is deterministic
+        for key in sorted(features or {}):  # sorted, as TF does, so the graph is deterministic
+            if not isinstance(features[key], types):
+                raise ValueError(f"Unsupported {type(features[key]).__name__} {features[key]} for key '{key}'")
             self._add(key, features[key])
         dense, sparse = set(self.dense_keys), set(self.sparse_keys)
         if not dense.isdisjoint(sparse):
@@ -103,7 +111,11 @@ class _Params:
             raise ValueError(f"Missing shape for feature {key}. Received feature={feature}.")
         shape = as_shape(feature.shape)
         if isinstance(feature, FixedLenSequenceFeature):
-            shape = TensorShape([None]).concatenate(shape)
+            self.allow_missing[key] = feature.allow_missing
+            if self.steps and feature.default_value is not None:
+                raise ValueError(f"Value feature_list.dense_defaults[{key}] must be None")
+            if not self.steps:
+                shape = TensorShape([None]).concatenate(shape)
         else:
             if shape.ndims and shape.dims[0].value is None:
                 raise ValueError(f"First dimension of shape for feature {key} unknown. Consider using "
@@ -199,3 +211,55 @@ def parse_single_example(serialized: Any, features: Any, name: Optional[str] = N
         if serialized.shape.ndims is not None and serialized.shape.ndims != 0:
             raise ValueError(f"Input serialized must be a scalar; got shape {serialized.shape}")
         return _parse(serialized, features, example_names, name)
+
+
+def _sequence_outputs(serialized: Any, context_features: Any, sequence_features: Any, debug_name: Any,
+                      name: Optional[str]) -> tuple:
+    context = _Params(context_features, (VarLenFeature, FixedLenFeature))
+    feature_list = _Params(sequence_features, (VarLenFeature, FixedLenSequenceFeature), steps=True)
+    if not (context.sparse_keys or context.dense_keys or feature_list.sparse_keys or feature_list.dense_keys):
+        raise ValueError("Must provide at least one feature key.")
+    with name_scope(name, "ParseSequenceExample", [serialized]):
+        serialized = convert_to_tensor(serialized, name="serialized")
+        names = convert_to_tensor([] if debug_name is None else debug_name, dtype=_dtypes.string)
+        defaults = [context.dense_default(k, s, t)
+                    for k, s, t in zip(context.dense_keys, context.dense_shapes, context.dense_types)]
+        assumed_empty = [feature_list.allow_missing[k] for k in feature_list.dense_keys]
+        outputs = parse_sequence_example_op(serialized, names, context, feature_list, assumed_empty, defaults,
+                                            name=name)
+    (c_indices, c_values, c_shapes, c_dense, _, _, l_indices, l_values, l_shapes, l_dense, lengths,
+     *_) = outputs
+    context_out: dict = {k: SparseTensor(i, v, s)
+                         for k, i, v, s in zip(context.sparse_keys, c_indices, c_values, c_shapes)}
+    context_out.update(zip(context.dense_keys, c_dense))
+    list_out: dict = {k: SparseTensor(i, v, s)
+                      for k, i, v, s in zip(feature_list.sparse_keys, l_indices, l_values, l_shapes)}
+    list_out.update(zip(feature_list.dense_keys, l_dense))
+    return context_out, list_out, dict(zip(feature_list.dense_keys, lengths))
+
+
+def parse_sequence_example(serialized: Any, context_features: Any = None, sequence_features: Any = None,
+                           example_names: Any = None, name: Optional[str] = None) -> tuple:
+    """Parses a vector of serialized tf.train.SequenceExample protos: returns the context's
+    features (FixedLenFeature, VarLenFeature), the feature lists' features
+    (FixedLenSequenceFeature as [batch, steps, *shape] zero-padded, VarLenFeature as a rank-3
+    SparseTensor), and each dense feature list's number of steps per record."""
+    if not (context_features or sequence_features):
+        raise ValueError("Both `context_features` and `sequence_features` argument are None, but at least one "
+                         "should have values.")
+    with name_scope(name, "ParseSequenceExample", [serialized, example_names]):
+        return _sequence_outputs(serialized, context_features, sequence_features, example_names, name)
+
+
+def parse_single_sequence_example(serialized: Any, context_features: Any = None, sequence_features: Any = None,
+                                  example_name: Any = None, name: Optional[str] = None) -> tuple:
+    """parse_sequence_example for one serialized SequenceExample (a scalar): the context's and
+    the feature lists' features, with no batch dimension."""
+    if not (context_features or sequence_features):
+        raise ValueError("Both context_features and sequence_features are None, but at least one should have "
+                         "values.")
+    with name_scope(name, "ParseSingleSequenceExample", [serialized, example_name]):
+        serialized = convert_to_tensor(serialized, name="serialized")
+        if serialized.shape.ndims is not None and serialized.shape.ndims != 0:
+            raise ValueError("Input serialized must be a scalar")
+        return _sequence_outputs(serialized, context_features, sequence_features, example_name, name)[:2]

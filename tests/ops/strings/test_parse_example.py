@@ -215,3 +215,85 @@ def test_missing_features_use_defaults_and_padding():
     assert values["d"].tolist() == [[4, 5], [4, 5]]
     assert values["q"].shape == (2, 0) and values["q"].dtype == object
     assert values["v"].dense_shape.tolist() == [2, 0] and values["v"].indices.shape == (0, 2)
+
+
+# ---------------------------------------------------------------------------------------------
+# SequenceExample
+# ---------------------------------------------------------------------------------------------
+SEQUENCE = FIXTURE["sequence"]
+SEQUENCE_RECORDS = [bytes.fromhex(r) for r in SEQUENCE["records"]]
+
+
+def sequence_features():
+    context = {"id": tf.io.FixedLenFeature([], tf.int64),
+               "w": tf.io.FixedLenFeature([2], tf.float32, default_value=[0.0, -1.0]),
+               "cv": tf.io.VarLenFeature(tf.int64)}
+    sequence = {"tok": tf.io.FixedLenSequenceFeature([], tf.int64),
+                "emb": tf.io.FixedLenSequenceFeature([2], tf.float32, allow_missing=True),
+                "words": tf.io.VarLenFeature(tf.string)}
+    return context, sequence
+
+
+def flat_batch(s, feats=None):
+    context, sequence = feats or sequence_features()
+    c, f, n = tf.io.parse_sequence_example(s, context, sequence)
+    return {**{"context/" + k: v for k, v in c.items()}, **{"list/" + k: v for k, v in f.items()},
+            **{"length/" + k: v for k, v in n.items()}}
+
+
+def flat_single(s, feats=None):
+    context, sequence = feats or sequence_features()
+    c, f = tf.parse_single_sequence_example(s, context, sequence)
+    return {**{"context/" + k: v for k, v in c.items()}, **{"list/" + k: v for k, v in f.items()}}
+
+
+@pytest.mark.parametrize("known", [True, False])
+def test_sequence_batch_matches_tensorflow(known):
+    out, values = run(flat_batch, strings(SEQUENCE_RECORDS), [2] if known else [None])
+    assert sorted(values) == sorted(SEQUENCE["batch"])
+    shapes = SEQUENCE["shapes"]["batch_known" if known else "batch_unknown"]
+    for key, want in SEQUENCE["batch"].items():
+        check_value(values[key], want)
+        check_static(out[key], values[key], shapes[key])
+
+
+@pytest.mark.parametrize("index", range(2))
+def test_single_sequence_matches_tensorflow(index):
+    out, values = run(flat_single, strings(SEQUENCE_RECORDS)[index], [])
+    assert sorted(values) == sorted(SEQUENCE["single"][index])
+    for key, want in SEQUENCE["single"][index].items():
+        check_value(values[key], want)
+        check_static(out[key], values[key], SEQUENCE["shapes"]["single"][key])
+
+
+@pytest.mark.parametrize("case", sorted(SEQUENCE["errors"]))
+@pytest.mark.parametrize("mode", ["batch", "single"])
+def test_sequence_errors_match_tensorflow(case, mode):
+    spec = SEQUENCE["errors"][case]
+    sequence = {
+        "missing_list": {"q": tf.io.FixedLenSequenceFeature([], tf.int64)},
+        "step_count": {"q": tf.io.FixedLenSequenceFeature([2], tf.float32, allow_missing=True)},
+        "step_dtype": {"q": tf.io.FixedLenSequenceFeature([], tf.float32, allow_missing=True)},
+        "sparse_dtype": {"q": tf.io.VarLenFeature(tf.string)},
+    }[case]
+    record = bytes.fromhex(spec["record"])
+    if mode == "batch":
+        parse, feed = (lambda s: flat_batch(s, ({}, sequence))), strings([record])
+    else:
+        parse, feed = (lambda s: flat_single(s, ({}, sequence))), strings([record])[0]
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        run(parse, feed)
+    assert info.value.message.split("\n")[0] == spec[mode]["message"]
+
+
+def test_sequence_feature_config_errors():
+    s = tf.constant([b""])
+    with pytest.raises(ValueError, match="at least one should have values"):
+        tf.io.parse_sequence_example(s)
+    with pytest.raises(ValueError, match=r"Value feature_list.dense_defaults\[q\] must be None"):
+        tf.io.parse_sequence_example(s, sequence_features={
+            "q": tf.io.FixedLenSequenceFeature([], tf.int64, allow_missing=True, default_value=3)})
+    with pytest.raises(ValueError, match="Unsupported FixedLenFeature"):
+        tf.io.parse_sequence_example(s, sequence_features={"q": tf.io.FixedLenFeature([], tf.int64)})
+    with pytest.raises(ValueError, match="Unsupported SparseFeature"):
+        tf.io.parse_sequence_example(s, context_features={"q": tf.io.SparseFeature("i", "v", tf.float32, 2)})
