@@ -149,6 +149,9 @@ from tensorweave.ops.sparse.sparse_impl import (  # noqa: F401,E402
     sparse_to_indicator, sparse_transpose)
 from tensorweave.ops.sparse.sparse_impl import sparse_merge  # noqa: F401,E402
 from tensorweave import distribute  # noqa: F401,E402
+from tensorweave.ops.strings.example_parsing import (  # noqa: F401,E402
+    FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature, parse_example,
+    parse_single_example, parse_single_sequence_example)
 from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
 from tensorweave.ops.queues import (  # noqa: F401,E402
     ConditionalAccumulator, ConditionalAccumulatorBase, SparseConditionalAccumulator)

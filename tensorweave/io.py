@@ -7,5 +7,8 @@ from tensorweave.framework.graph_def import write_graph  # noqa: F401
 from tensorweave.ops.queues import PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue  # noqa: F401
 from tensorweave._api import io_gfile as gfile  # noqa: F401,E402
 from tensorweave.training.input import match_filenames_once  # noqa: F401,E402
+from tensorweave.ops.strings.example_parsing import (  # noqa: F401,E402
+    FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature, parse_example, parse_sequence_example,
+    parse_single_example, parse_single_sequence_example)
 from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("io", __name__)
