@@ -46,5 +46,7 @@ from tensorweave.training.device_setter import replica_device_setter  # noqa: F4
 
 from tensorweave.distributed.cluster_spec import ClusterSpec  # noqa: F401,E402
 from tensorweave.distributed.protos import ClusterDef, JobDef, ServerDef  # noqa: F401,E402
+from tensorweave.distributed.server import Server  # noqa: F401,E402
+from tensorweave.distributed import grpc_session as _grpc_session  # noqa: F401,E402  (registers grpc:// sessions)
 from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("train", __name__)

@@ -324,6 +324,9 @@ class Graph:
         self._nodes: list[Operation] = []
         self._version = 0
         self._structure_version = 0
+        # A partition graph (a worker's share of a distributed step) holds the runtime's own
+        # nodes, whose names start with an underscore (TF's allow_internal_ops).
+        self._internal_names = False
         self._finalized = False
         self._collections: dict[str, list[Any]] = {}
         self._seed: Optional[int] = None
@@ -418,7 +421,7 @@ class Graph:
                 self._name_stack.mark_used(name)
             else:
                 name = self.unique_name(name or op_def.name)
-            scopes.check_op_name(name)
+            scopes.check_op_name(name, self._internal_names)
             controls = list(control_inputs)
             input_ops = {t._op for t in inputs}
             for c in self._control_dependencies.current(input_ops):

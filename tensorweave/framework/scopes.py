@@ -59,8 +59,11 @@ class NameScopeStack:
             self.current = old
 
 
-def check_op_name(name: str) -> None:
-    if not _VALID_OP_NAME.match(name):
+_VALID_INTERNAL_NAME = re.compile(r"^[A-Za-z0-9._][A-Za-z0-9_.\-/>]*$")
+
+
+def check_op_name(name: str, internal: bool = False) -> None:
+    if not (_VALID_INTERNAL_NAME if internal else _VALID_OP_NAME).match(name):
         raise ValueError(f"'{name}' is not a valid node name")
 
 

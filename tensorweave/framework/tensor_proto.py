@@ -67,6 +67,7 @@ def ndarray_to_proto(array: np.ndarray, proto: Any = None) -> Any:
     dtype = _dtypes.string if array.dtype == object else _dtypes.from_numpy(array.dtype)
     proto = tensor_pb2.TensorProto() if proto is None else proto
     proto.dtype = dtype.as_datatype_enum
+    proto.tensor_shape.SetInParent()  # a scalar's shape is present and empty, as TF writes it
     for d in array.shape:
         proto.tensor_shape.dim.add(size=d)
     if is_broadcast(array):  # one value fills it: TF stores that value once

@@ -4,13 +4,18 @@ device, so the placer can treat each group as one unit.
 Two nodes are colocated when they name a common group in their `_class` attr (`loc:@name`, set
 by `tf.colocate_with`, variables' initializers and reads, optimizer slots, gradients under
 `colocate_gradients_with_ops`), and when one consumes the other's reference output through a
-reference argument (Assign, AssignAdd, ApplyGradientDescent... run where the variable lives).
+reference argument (Assign, AssignAdd, ApplyGradientDescent... run where the variable lives),
+or consumes a `resource` handle (a queue's, a reader's: the handle names state on one device, as
+TF's placer colocates resource edges).
 """
 from __future__ import annotations
 
 from typing import Sequence
 
+from tensorweave.framework import dtypes
 from tensorweave.framework.graph import Operation
+
+_RESOURCE = dtypes.resource
 
 
 class ColocationGroups:
@@ -30,6 +35,9 @@ class ColocationGroups:
             for i, is_ref_arg in enumerate(ref_argument_flags(op)):
                 t = op.inputs[i]
                 if is_ref_arg and t.dtype.is_ref_dtype and id(t.op) in self._key_of:
+                    self._union(self._key_of[id(op)], self._key_of[id(t.op)])
+            for t in op.inputs:
+                if t.dtype is _RESOURCE and id(t.op) in self._key_of:
                     self._union(self._key_of[id(op)], self._key_of[id(t.op)])
         self._members: dict[str, list[Operation]] = {}
         for op in ops:

@@ -186,8 +186,9 @@ def run_partitions(runners: Sequence[PartitionRunner], num_fetches: int, step: S
     rendezvous instead of waking threads; otherwise each runs on its device's pool but the
     first, which runs here. Session.close and the deadline cancel the step, which aborts the
     rendezvous; each partition stops at its next checkpoint."""
-    rendezvous = LocalRendezvous()
-    step.rendezvous = rendezvous
+    rendezvous = step.rendezvous  # a worker's step brings its own (remote values arrive there)
+    if rendezvous is None:
+        rendezvous = step.rendezvous = LocalRendezvous()
     token = step.cancellation.register(rendezvous.start_abort)
     if token is None:  # cancelled before it started
         raise step.cancellation.cancelled  # type: ignore[misc]
@@ -255,7 +256,8 @@ def _help_until_finished(helpers: CallerHelp, runs: list[PartitionHandle], step:
 def run_in_order(runners: Sequence[PartitionRunner], num_fetches: int, step: StepContext) -> list[Any]:
     """Sequential partitions, senders first, one after the other on this thread: nothing
     ever waits, so no thread, event or cancellation is involved."""
-    step.rendezvous = LocalRendezvous()
+    if step.rendezvous is None:
+        step.rendezvous = LocalRendezvous()
     results: list[Any] = [None] * num_fetches
     for runner in runners:
         values = runner.sequential.run(step)  # type: ignore[union-attr]

@@ -49,8 +49,13 @@ class Placer:
     stateful groups were given (state cannot move between plans)."""
 
     def __init__(self, devices: Sequence[Any], allow_soft_placement: bool = False,
-                 log_device_placement: bool = False, cost_model: Optional[CostModel] = None) -> None:
+                 log_device_placement: bool = False, cost_model: Optional[CostModel] = None,
+                 default_task: Optional[DeviceSpec] = None) -> None:
         self.devices = list(devices)
+        # A distributed master's own task: groups whose members name no job or task are kept
+        # there (TF's default local device), so a program's unplaced ops never drift onto
+        # parameter-server tasks.
+        self.default_task = default_task
         self.allow_soft_placement = allow_soft_placement
         self.log_device_placement = log_device_placement
         self.cost_model = cost_model or CostModel()
@@ -137,6 +142,9 @@ class Placer:
                     raise errors.InvalidArgumentError(None, op, _colocation_conflict(first, op, candidates, own))
             candidates = narrowed
             first = first or op
+        if self.default_task is not None and len(candidates) > 1 and not any(_names_task(m) for m in members):
+            local = [d for d in candidates if self.default_task.is_compatible_with(d.spec)]
+            candidates = local or candidates
         return candidates
 
     def _fixed_devices(self, groups: ColocationGroups, feasible: dict[str, list[Any]]) -> dict[str, Any]:
@@ -154,6 +162,13 @@ class Placer:
                 fixed[root] = device
                 break
         return fixed
+
+
+def _names_task(op: Operation) -> bool:
+    if not op.device:
+        return False
+    spec = parse_device(op.device)
+    return spec.job is not None or spec.task is not None
 
 
 def _colocation_conflict(first: Optional[Operation], op: Operation, before: list[Any], own: list[Any]) -> str:

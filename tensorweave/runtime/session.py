@@ -33,6 +33,25 @@ from tensorweave.runtime.step_stats import StepTracer
 
 _live_sessions: "weakref.WeakSet[BaseSession]" = weakref.WeakSet()
 
+# Remote targets ("grpc://"): target prefix -> (backend factory, reset function). The
+# distributed runtime registers itself here; the local runtime knows nothing more about it.
+_session_factories: dict[str, tuple[Any, Any]] = {}
+
+
+def register_session_factory(prefix: str, factory: Any, reset: Any) -> None:
+    """factory(target, graph, config) -> a backend with runner(session, fetches, feed_keys),
+    list_devices() and close(); reset(target, containers, config) implements Session.reset."""
+    _session_factories[prefix] = (factory, reset)
+
+
+def _factory_for(target: Any) -> Optional[tuple[Any, Any]]:
+    if isinstance(target, bytes):
+        target = target.decode("utf-8")
+    for prefix, entry in _session_factories.items():
+        if isinstance(target, str) and target.startswith(prefix):
+            return entry
+    return None
+
 
 class RunCallable:
     """A compiled `run` signature: feed converters, the step plan and the fetch structure."""
@@ -133,9 +152,12 @@ def _feed_tensor(graph: Graph, key: Any) -> Tensor:
 class BaseSession:
     def __init__(self, target: str = "", graph: Optional[Graph] = None,
                  config: Optional[ConfigProto] = None) -> None:
+        remote = None
         if target not in ("", None, "local"):
-            raise errors.NotFoundError(None, None, f"No session factory registered for the given "
-                                       f"session options: target: {target!r}")
+            remote = _factory_for(target)
+            if remote is None:
+                raise errors.NotFoundError(None, None, f"No session factory registered for the given "
+                                           f"session options: target: {target!r}")
         self._graph = graph if graph is not None else _graph.get_default_graph()
         if not isinstance(self._graph, Graph):
             raise TypeError(f"graph must be a tf.Graph, but got {type(self._graph)}")
@@ -143,7 +165,10 @@ class BaseSession:
         self._target = target or ""
         blas_threads.configure(self._config.intra_op_parallelism_threads)
         threads = self._config.inter_op_parallelism_threads or (os.cpu_count() or 1)
-        self._device_mgr = DeviceMgr(create_devices(self._config.device_count, threads, self._config))
+        # A remote session's devices are the cluster's, reached through its master.
+        self._remote = None if remote is None else remote[0](self._target, self._graph, self._config)
+        self._device_mgr = DeviceMgr([] if self._remote is not None else
+                                     create_devices(self._config.device_count, threads, self._config))
         self._placer = Placer(self._device_mgr.devices, self._config.allow_soft_placement,
                               self._config.log_device_placement, CostModel())
         self._timeout = timeout_seconds(None, self._config)
@@ -184,6 +209,8 @@ class BaseSession:
         return self._graph.as_graph_def()
 
     def list_devices(self) -> list[Any]:
+        if self._remote is not None:
+            return self._remote.list_devices()
         return [_DeviceAttributes(d) for d in self._device_mgr.devices]
 
     # -- running ----------------------------------------------------------------------------------
@@ -207,7 +234,7 @@ class BaseSession:
                 self._run_cache.clear()  # existing nodes changed (e.g. new control inputs)
             runner = self._run_cache.get(key) if key is not None else None
             if runner is None:
-                runner = RunCallable(self, fetches, feed_keys)
+                runner = self._new_runner(fetches, feed_keys)
                 if key is not None:
                     self._run_cache[key] = runner
                     # A signature's step count outlives re-placement (build_cost_model's schedule).
@@ -217,7 +244,7 @@ class BaseSession:
     def make_callable(self, fetches: Any, feed_list: Optional[Sequence[Any]] = None,
                       accept_options: bool = False) -> Any:
         """A Python callable running `fetches` with positional feeds for `feed_list` (TF1 API)."""
-        runner = RunCallable(self, fetches, tuple(feed_list or ()))
+        runner = self._new_runner(fetches, tuple(feed_list or ()))
 
         def call(*feed_values: Any, options: Optional[RunOptions] = None, run_metadata: Any = None) -> Any:
             if self._closed:
@@ -225,6 +252,11 @@ class BaseSession:
             return runner(self, feed_values, options, run_metadata)
 
         return call
+
+    def _new_runner(self, fetches: Any, feed_keys: Sequence[Any]) -> Any:
+        if self._remote is not None:
+            return self._remote.runner(self, fetches, feed_keys)
+        return RunCallable(self, fetches, feed_keys)
 
     def _learn_costs(self, tracer: StepTracer) -> None:
         """Measured node times replace the cost model's static estimates (white paper 3.2.1);
@@ -249,6 +281,8 @@ class BaseSession:
         cancelled = errors.CancelledError(None, None, "Session has been closed.")
         for step in list(self._running):
             step.cancel(cancelled)
+        if self._remote is not None:
+            self._remote.close()
         self._release_state()
         _live_sessions.discard(self)
 
@@ -300,7 +334,11 @@ class BaseSession:
         CancelledError, each session's state is dropped once its last step has left, and
         later `run` calls raise CancelledError ("Session has been closed.")."""
         if target not in ("", None, "local"):
-            raise errors.NotFoundError(None, None, f"No session factory registered for target {target!r}")
+            remote = _factory_for(target)
+            if remote is None:
+                raise errors.NotFoundError(None, None, f"No session factory registered for target {target!r}")
+            remote[1](target, containers, config)
+            return
         # `containers` narrows nothing here: a closed session drops all of its containers.
         for session in list(_live_sessions):
             session._reset = True

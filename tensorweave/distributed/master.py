@@ -1,0 +1,464 @@
+"""The master service (white paper 3.3, Figure 4; OSDI 3.3): sessions over a cluster.
+
+A client's session lives here as a `MasterSession`: its graph (replaced when the client's graph
+grows: Extend), the devices of every task it may use (`ConfigProto.device_filters`), a placer
+over all of them, and one `DistributedPlan` per run signature, built once as in the local
+session: prune, place, partition per device with Send/Recv, group the partitions by task and
+register each task's subgraph on its worker. A step is then one RunGraph message per task,
+the in-process worker called directly.
+
+Failures: a RunGraph that fails, a task that does not answer the periodic health check (a dead
+process, or one that stopped answering) or that restarted (new incarnation) aborts every task's
+part of the running steps with UnavailableError/AbortedError naming the task, so waiting kernels
+wake everywhere; later steps fail at once while the task stays unhealthy.
+"""
+from __future__ import annotations
+
+import itertools
+import logging
+import random
+import threading
+import time
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+
+from tensorweave.distributed import rpc, wire
+from tensorweave.distributed.task_graphs import TaskGraph, task_graphs
+from tensorweave.framework import errors
+from tensorweave.framework.device_spec import parse_device
+from tensorweave.framework.graph import Graph
+from tensorweave.framework.graph_def import GraphDef
+from tensorweave.framework.importer import import_graph_def
+from tensorweave.runtime import pruning
+from tensorweave.runtime.config import ConfigProto
+from tensorweave.runtime.cost_model import CostModel
+from tensorweave.runtime.device import Device
+from tensorweave.runtime.partition import PartitionOptions, partition_graph
+from tensorweave.runtime.placer import Placer
+
+_log = logging.getLogger("tensorweave.distributed")
+
+HEALTH_INTERVAL_S = 1.0   # how often a master session checks its tasks
+HEALTH_TIMEOUT_S = 2.0    # a task that does not answer within this is unavailable
+ABORT_GRACE_S = 5.0       # after an abort, how long a step waits for the other tasks to stop
+CREATE_SESSION_WAIT_S = 600.0  # how long CreateSession waits for tasks to come up
+
+
+def _uint8(data: bytes) -> np.ndarray:
+    return np.frombuffer(data, dtype=np.uint8)
+
+
+def _parse(proto: Any, tensor: Any, what: str) -> Any:
+    if not isinstance(tensor, np.ndarray) or tensor.dtype != np.uint8:
+        raise errors.InvalidArgumentError(None, None, f"{what} is missing")
+    try:
+        proto.ParseFromString(tensor.tobytes())
+    except Exception as err:  # noqa: BLE001  (protobuf's DecodeError)
+        raise errors.InvalidArgumentError(None, None, f"Bad {what}: {err}") from None
+    return proto
+
+
+class _Step:
+    """One running step: its pending task calls, results and first error."""
+
+    def __init__(self, step_id: int, num_fetches: int) -> None:
+        self.step_id = step_id
+        self.results: list[Any] = [None] * num_fetches
+        self.error: Optional[BaseException] = None
+        self.pending = 0
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+
+    def fail(self, error: BaseException) -> bool:
+        with self.lock:
+            if self.error is not None:
+                return False
+            self.error = error
+        self.done.set()
+        return True
+
+
+class DistributedPlan:
+    """A run signature over the cluster: each task's registered subgraph and its share of the
+    feeds and fetches."""
+
+    def __init__(self, session: "MasterSession", feeds: Sequence[str], fetches: Sequence[str],
+                 targets: Sequence[str]) -> None:
+        graph = session.graph
+        try:
+            feed_tensors = [graph.get_tensor_by_name(n) for n in feeds]
+            fetch_tensors = [graph.get_tensor_by_name(n) for n in fetches]
+            target_ops = [graph.get_operation_by_name(n) for n in targets]
+        except (KeyError, ValueError) as err:
+            raise errors.InvalidArgumentError(None, None, f"Run names an unknown node: {err}") from None
+        ops = pruning.prune(fetch_tensors, target_ops, set(feed_tensors))
+        assignment = session.placer.place(ops, feed_tensors)
+        options = PartitionOptions(compress_float32=session.config.graph_options.enable_bfloat16_sendrecv)
+        feed_index = {t: i for i, t in enumerate(feed_tensors)}
+        partitions = partition_graph(ops, assignment, feed_index, fetch_tensors, session.devices, options)
+        self.num_fetches = len(fetches)
+        self.graphs: list[TaskGraph] = list(task_graphs(partitions, target_ops).values())
+        # The in-process task last: the remote calls start first, then it runs on this thread.
+        self.graphs.sort(key=lambda g: g.task == session.master.task)
+        self.handles: list[str] = []
+        registered: list[tuple[str, str]] = []
+        config = _uint8(session.config.SerializeToString())
+        try:
+            for g in self.graphs:
+                reply = session.client(g.task).call(
+                    "RegisterGraph", {"incarnations": session.incarnations},
+                    [("graph_def", _uint8(g.graph_def.SerializeToString())), ("config", config)],
+                    timeout=session.call_timeout)
+                handle = str(reply.header["handle"])
+                self.handles.append(handle)
+                registered.append((g.task, handle))
+        except BaseException:
+            session.deregister(registered)
+            raise
+        self.registered = registered
+        self.headers = [{"handle": h, "feeds": [n for _, n in g.feeds], "fetches": [n for _, n in g.fetches],
+                         "targets": g.targets} for h, g in zip(self.handles, self.graphs)]
+        self.feed_names = [[n for _, n in g.feeds] for g in self.graphs]
+        self.feed_indices = [[i for i, _ in g.feeds] for g in self.graphs]
+        self.fetch_indices = [[i for i, _ in g.fetches] for g in self.graphs]
+
+
+class MasterSession:
+    def __init__(self, master: "Master", handle: str, graph_def: Any, config: Any) -> None:
+        self.master = master
+        self.handle = handle
+        self.config = config
+        ms = config.operation_timeout_in_ms
+        self.call_timeout: Optional[float] = ms / 1000.0 if ms > 0 else None
+        self.tasks = master.tasks_for(list(config.device_filters))
+        self.devices: list[Any] = []
+        self.incarnations: dict[str, int] = {}
+        self.task_incarnations: dict[str, int] = {}
+        self._discover_devices()
+        self.placer = Placer(self.devices, config.allow_soft_placement, config.log_device_placement,
+                             CostModel(), default_task=parse_device(master.task))
+        self.graph = Graph()
+        self._graph_lock = threading.Lock()
+        self.plans: dict[Any, DistributedPlan] = {}
+        self._plans_lock = threading.Lock()
+        self.running: dict[int, _Step] = {}
+        self.unhealthy: dict[str, BaseException] = {}
+        self.closed = False
+        self._stop = threading.Event()
+        self.extend(graph_def)
+        self._health = threading.Thread(target=self._check_health, name=f"tw-health-{handle}", daemon=True)
+        self._health.start()
+
+    def client(self, task: str) -> Any:
+        return self.master.client(task)
+
+    def _discover_devices(self) -> None:
+        """Every task's devices (the master's own task first: fed values enter there). Waits for
+        tasks that are not up yet, as TF's CreateSession does, logging while it waits."""
+        deadline = time.monotonic() + (self.call_timeout or CREATE_SESSION_WAIT_S)
+        ordered = sorted(self.tasks, key=lambda t: t != self.master.task)
+        for task in ordered:
+            last_log = time.monotonic()
+            while True:
+                try:
+                    reply = self.client(task).call("GetStatus", {}, timeout=HEALTH_TIMEOUT_S, wait_for_ready=True)
+                    break
+                except (errors.UnavailableError, errors.DeadlineExceededError) as err:
+                    now = time.monotonic()
+                    if now >= deadline:
+                        raise errors.UnavailableError(None, None, f"CreateSession: task {task} did not come up: "
+                                                      f"{err.message}") from None
+                    if now - last_log > 10:
+                        _log.info("CreateSession still waiting for response from worker: %s", task)
+                        last_log = now
+                    time.sleep(0.1)
+            self.task_incarnations[task] = int(reply.header["incarnation"])
+            for name, device_type, incarnation, memory in reply.header["devices"]:
+                device = Device(parse_device(name), np, 1, memory_limit=memory or None)
+                device.incarnation = int(incarnation)
+                self.devices.append(device)
+                self.incarnations[device.name] = int(incarnation)
+
+    # -- the graph --------------------------------------------------------------------------------
+    def extend(self, graph_def: Any) -> None:
+        """The client's graph (sent whole when it changed since the last step)."""
+        graph = Graph()
+        with graph.as_default():
+            import_graph_def(graph_def, name="")
+        with self._graph_lock:
+            self.graph = graph
+            with self._plans_lock:
+                old = list(self.plans.values())
+                self.plans = {}
+        for plan in old:
+            self.deregister(plan.registered)
+
+    def deregister(self, registered: Sequence[tuple[str, str]]) -> None:
+        by_task: dict[str, list[str]] = {}
+        for task, handle in registered:
+            by_task.setdefault(task, []).append(handle)
+        for task, handles in by_task.items():
+            try:
+                self.client(task).call("DeregisterGraph", {"handles": handles}, timeout=HEALTH_TIMEOUT_S)
+            except errors.OpError:
+                pass  # the task is gone: so are its graphs
+
+    def plan(self, feeds: Sequence[str], fetches: Sequence[str], targets: Sequence[str]) -> DistributedPlan:
+        key = (tuple(feeds), tuple(fetches), tuple(targets))
+        plan = self.plans.get(key)
+        if plan is None:
+            with self._plans_lock:
+                plan = self.plans.get(key)
+                if plan is None:
+                    plan = self.plans[key] = DistributedPlan(self, feeds, fetches, targets)
+        return plan
+
+    # -- steps ------------------------------------------------------------------------------------
+    def run(self, feeds: Sequence[str], fetches: Sequence[str], targets: Sequence[str],
+            values: Sequence[Any], timeout: Optional[float]) -> list[Any]:
+        if self.closed:
+            raise errors.AbortedError(None, None, f"Session {self.handle} is closed")
+        for task, err in list(self.unhealthy.items()):
+            raise type(err)(None, None, err.message) if isinstance(err, errors.OpError) else err
+        plan = self.plan(feeds, fetches, targets)
+        step = _Step(self.master.new_step_id(), plan.num_fetches)
+        timeout = timeout or self.call_timeout
+        self.running[step.step_id] = step
+        try:
+            self._run(plan, step, values, timeout)
+        finally:
+            self.running.pop(step.step_id, None)
+        if step.error is not None:
+            raise step.error
+        return step.results
+
+    def _run(self, plan: DistributedPlan, step: _Step, values: Sequence[Any], timeout: Optional[float]) -> None:
+        local_index = None
+        step.pending = len(plan.graphs)
+        for i, (g, header) in enumerate(zip(plan.graphs, plan.headers)):
+            header = dict(header, step=step.step_id, timeout=timeout)
+            tensors = [(name, values[j]) for name, j in zip(plan.feed_names[i], plan.feed_indices[i])]
+            client = self.client(g.task)
+            if isinstance(client, rpc.LocalClient):
+                local_index = i
+                local_call = (client, header, tensors)
+                continue
+            client.call_async("RunGraph", header, tensors, self._finisher(plan, step, i), timeout=timeout)
+        if local_index is not None:
+            client, header, tensors = local_call
+            try:
+                reply: Optional[wire.Message] = client.call("RunGraph", header, tensors)
+                error: Optional[BaseException] = None
+            except errors.OpError as err:
+                reply, error = None, err
+            self._finisher(plan, step, local_index)(error, reply)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not step.done.wait(0.5):
+            if deadline is not None and time.monotonic() > deadline:
+                self._abort(plan, step, errors.DeadlineExceededError(None, None, "Timed out waiting for notification"))
+        if step.error is not None:
+            # Give the other tasks a moment to end their part (they were told to), never a hang.
+            end = time.monotonic() + ABORT_GRACE_S
+            while step.pending > 0 and time.monotonic() < end:
+                time.sleep(0.01)
+
+    def _finisher(self, plan: DistributedPlan, step: _Step,
+                  index: int) -> Callable[[Optional[BaseException], Optional[wire.Message]], None]:
+        def finished(error: Optional[BaseException], reply: Optional[wire.Message]) -> None:
+            if error is None and reply is not None:
+                names = plan.headers[index]["fetches"]
+                for name, j in zip(names, plan.fetch_indices[index]):
+                    value = reply.tensors.get(name)
+                    step.results[j] = value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
+            with step.lock:
+                step.pending -= 1
+                last = step.pending == 0
+            if error is not None:
+                self._abort(plan, step, error)
+            if last:
+                step.done.set()
+        return finished
+
+    def _abort(self, plan: DistributedPlan, step: _Step, error: BaseException) -> None:
+        if not step.fail(error):
+            return
+        header = dict(wire.error_header(error), step=step.step_id)
+        for g in plan.graphs:
+            client = self.client(g.task)
+            try:
+                if isinstance(client, rpc.LocalClient):
+                    client.call("AbortStep", header)
+                else:
+                    client.call_async("AbortStep", header, [], lambda e, r: None, timeout=HEALTH_TIMEOUT_S)
+            except errors.OpError:
+                pass
+
+    # -- health -----------------------------------------------------------------------------------
+    def _check_health(self) -> None:
+        while not self._stop.wait(HEALTH_INTERVAL_S):
+            for task in self.tasks:
+                client = self.client(task)
+                if isinstance(client, rpc.LocalClient) or self._stop.is_set():
+                    continue
+                try:
+                    reply = client.call("GetStatus", {}, timeout=HEALTH_TIMEOUT_S)
+                    if int(reply.header.get("incarnation", 0)) != self.task_incarnations.get(task):
+                        raise errors.AbortedError(None, None, f"Task {task} restarted (new incarnation); "
+                                                  "its state and registered graphs are gone")
+                    self.unhealthy.pop(task, None)
+                except errors.OpError as err:
+                    if isinstance(err, errors.DeadlineExceededError):
+                        err = errors.UnavailableError(None, None, f"Task {task} stopped answering: no reply to the "
+                                                      f"health check within {HEALTH_TIMEOUT_S:g} s")
+                    elif isinstance(err, errors.UnavailableError):
+                        err = errors.UnavailableError(None, None, f"Task {task} is unavailable: {err.message}")
+                    self.unhealthy[task] = err
+                    self._fail_running(task, err)
+
+    def _fail_running(self, task: str, error: BaseException) -> None:
+        for step in list(self.running.values()):
+            for plan in list(self.plans.values()):
+                if any(g.task == task for g in plan.graphs):
+                    self._abort(plan, step, error)
+                    break
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self._stop.set()
+        error = errors.CancelledError(None, None, "Session has been closed.")
+        for step in list(self.running.values()):
+            for plan in list(self.plans.values()):
+                self._abort(plan, step, error)
+                break
+        for plan in list(self.plans.values()):
+            self.deregister(plan.registered)
+        self.plans = {}
+
+
+class Master:
+    """The master service of one task: client sessions over the cluster."""
+
+    def __init__(self, task: str, cluster: Any, local_worker: Any) -> None:
+        self.task = task
+        self.cluster = cluster
+        self.local_worker = local_worker
+        self.sessions: dict[str, MasterSession] = {}
+        self._handles = itertools.count(1)
+        self._step_base = random.getrandbits(40) << 22
+        self._steps = itertools.count(1)
+        self._lock = threading.Lock()
+        self._clients: dict[str, Any] = {}
+
+    def new_step_id(self) -> int:
+        """Unique across masters (several clients run steps on the same tasks)."""
+        return self._step_base + next(self._steps)
+
+    def client(self, task: str) -> Any:
+        found = self._clients.get(task)
+        if found is None:
+            if task == self.task:
+                found = rpc.LocalClient(self.local_worker.handlers())
+            else:
+                found = self.local_worker.client(task)
+            self._clients[task] = found
+        return found
+
+    def tasks_for(self, filters: Sequence[str]) -> list[str]:
+        tasks = [f"/job:{job}/replica:0/task:{index}" for job in self.cluster.jobs
+                 for index in self.cluster.task_indices(job)]
+        if filters:
+            specs = [parse_device(f) for f in filters]
+            tasks = [t for t in tasks if t == self.task or any(s.is_compatible_with(parse_device(t)) for s in specs)]
+        if self.task not in tasks:
+            tasks.insert(0, self.task)
+        return tasks
+
+    def _session(self, header: dict) -> MasterSession:
+        session = self.sessions.get(str(header.get("session")))
+        if session is None:
+            raise errors.AbortedError(None, None, f"Session {header.get('session')!r} is not found. Possibly, "
+                                      "this master has restarted.")
+        return session
+
+    # -- service methods --------------------------------------------------------------------------
+    def create_session(self, message: wire.Message) -> tuple[dict, list]:
+        graph_def = _parse(GraphDef(), message.tensors.get("graph_def"), "CreateSession's graph_def")
+        config = ConfigProto()
+        if "config" in message.tensors:
+            _parse(config, message.tensors["config"], "CreateSession's config")
+        handle = f"{self._step_base:x}-{next(self._handles)}"
+        try:
+            session = MasterSession(self, handle, graph_def, config)
+        except (ValueError, TypeError, KeyError) as err:
+            raise errors.InvalidArgumentError(None, None, f"CreateSession: {err}") from None
+        with self._lock:
+            self.sessions[handle] = session
+        return {"session": handle}, []
+
+    def extend_session(self, message: wire.Message) -> tuple[dict, list]:
+        session = self._session(message.header)
+        graph_def = _parse(GraphDef(), message.tensors.get("graph_def"), "ExtendSession's graph_def")
+        try:
+            session.extend(graph_def)
+        except (ValueError, TypeError, KeyError) as err:
+            raise errors.InvalidArgumentError(None, None, f"ExtendSession: {err}") from None
+        return {}, []
+
+    def run_step(self, message: wire.Message) -> tuple[dict, list]:
+        header = message.header
+        session = self._session(header)
+        feeds, fetches, targets = header.get("feeds", []), header.get("fetches", []), header.get("targets", [])
+        if not all(isinstance(x, list) and all(isinstance(n, str) for n in x) for x in (feeds, fetches, targets)):
+            raise errors.InvalidArgumentError(None, None, "RunStep: feeds, fetches and targets must be name lists")
+        values = []
+        for name in feeds:
+            value = message.tensors.get(name)
+            if value is None or value is wire.DEAD:
+                raise errors.InvalidArgumentError(None, None, f"RunStep: no value for feed {name}")
+            values.append(value)
+        timeout = header.get("timeout")
+        timeout = float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else None
+        results = session.run(feeds, fetches, targets, values, timeout)
+        return {}, list(zip((f"{i}" for i in range(len(results))), results))
+
+    def close_session(self, message: wire.Message) -> tuple[dict, list]:
+        with self._lock:
+            session = self.sessions.pop(str(message.header.get("session")), None)
+        if session is not None:
+            session.close()
+        return {}, []
+
+    def reset(self, message: wire.Message) -> tuple[dict, list]:
+        """Closes every session of this master and clears the containers on every task."""
+        containers = message.header.get("containers")
+        with self._lock:
+            sessions, self.sessions = list(self.sessions.values()), {}
+        for session in sessions:
+            session.close()
+        for task in self.tasks_for([]):
+            self.client(task).call("CleanupContainers", {"containers": containers}, timeout=HEALTH_TIMEOUT_S * 5)
+        return {}, []
+
+    def list_devices(self, message: wire.Message) -> tuple[dict, list]:
+        devices = []
+        for task in self.tasks_for([]):
+            try:
+                reply = self.client(task).call("GetStatus", {}, timeout=HEALTH_TIMEOUT_S)
+            except errors.OpError:
+                continue
+            devices.extend(reply.header["devices"])
+        return {"devices": devices}, []
+
+    def handlers(self) -> dict[str, rpc.Handler]:
+        return {"CreateSession": self.create_session, "ExtendSession": self.extend_session,
+                "RunStep": self.run_step, "CloseSession": self.close_session, "Reset": self.reset,
+                "ListDevices": self.list_devices}
+
+    def shutdown(self) -> None:
+        with self._lock:
+            sessions, self.sessions = list(self.sessions.values()), {}
+        for session in sessions:
+            session.close()

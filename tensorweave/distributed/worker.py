@@ -1,0 +1,353 @@
+"""The worker service of one task (white paper 3.3, Figure 4; OSDI 3.3).
+
+A worker owns its task's devices for the life of the process, so the state of stateful kernels
+(variables, queues, readers, mutexes) lives in their resource managers across sessions and
+clients until `Session.reset` clears containers. Masters register the subgraph of this task
+once per plan (RegisterGraph) and start each step with one RunGraph message; the worker runs the
+subgraph with the local executor (imported as a Graph, placed on the devices the master chose,
+partitioned per device, compiled, cached per run signature).
+
+Tensors crossing tasks are pushed: a `_Send` whose receiver is on another task sends the value
+(PushTensor) to that task's worker, which puts it in the step's rendezvous there, where the
+`_Recv` takes it; the pair never waits on a request. (Pull, as TF's RecvTensor, costs the
+receiver's request leg on top of the value's trip and keeps sent values until a per-step
+cleanup message; pushing sends each value once, as soon as it is ready.) Values between devices
+of this task stay in the local rendezvous.
+
+A restarted task has new device incarnations: registrations naming the old ones, and pushed
+values addressed to the old process, are refused with AbortedError.
+"""
+from __future__ import annotations
+
+import collections
+import itertools
+import logging
+import os
+import random
+import threading
+import time
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from tensorweave.distributed import rpc, wire
+from tensorweave.distributed.task_graphs import task_of
+from tensorweave.framework import errors
+from tensorweave.framework.device_spec import parse_device
+from tensorweave.framework.graph import Graph
+from tensorweave.framework.graph_def import GraphDef
+from tensorweave.framework.importer import import_graph_def
+from tensorweave.runtime.config import ConfigProto
+from tensorweave.runtime.device import DeviceMgr, create_devices
+from tensorweave.runtime.graph_compiler import KernelCache
+from tensorweave.runtime.placer import Placer
+from tensorweave.runtime.rendezvous import LocalRendezvous, RendezvousKey
+from tensorweave.runtime.step_context import DEAD, StepContext
+from tensorweave.runtime.step_plan import StepPlan
+
+_log = logging.getLogger("tensorweave.distributed")
+
+# Steps that ended recently: a value pushed to one of them (after an abort) is dropped rather
+# than starting a rendezvous nobody will read.
+_RECENT_STEPS = 4096
+
+
+class WorkerRendezvous(LocalRendezvous):
+    """One step's rendezvous on a worker: local pairs meet here; a value for a device of
+    another task is pushed there."""
+
+    __slots__ = ("_worker", "_step_id")
+
+    def __init__(self, worker: "Worker", step_id: int) -> None:
+        super().__init__()
+        self._worker = worker
+        self._step_id = step_id
+
+    def send(self, key: RendezvousKey, value: Any, is_dead: bool) -> None:
+        peer = self._worker.peer_for(key.dst_device)
+        if peer is None:
+            super().send(key, value, is_dead)
+            return
+        self._worker.push(peer, self._step_id, key, value, is_dead)
+
+
+class RegisteredGraph:
+    """A master's subgraph for this task, imported once and run by many steps."""
+
+    def __init__(self, worker: "Worker", graph_def: Any, config: Any) -> None:
+        self.graph = Graph()
+        self.graph._internal_names = True  # Send/Recv and control-loop nodes of the partitioner
+        with self.graph.as_default():
+            import_graph_def(graph_def, name="")
+        self.config = config
+        self.intra_op_parallelism_threads = config.intra_op_parallelism_threads
+        self.kernels = KernelCache(self)
+        # The master placed every node; soft placement only absorbs naming differences.
+        self.placer = Placer(worker.devices.devices, True, False)
+        self.sends = [op for op in self.graph.get_operations() if op.type == "_Send"]
+        self.plans: dict[Any, tuple[StepPlan, list[Any]]] = {}
+        self.lock = threading.Lock()
+
+    def plan(self, feeds: Sequence[str], fetches: Sequence[str], targets: Sequence[str],
+             devices: Sequence[Any]) -> tuple[StepPlan, list[Any]]:
+        key = (tuple(feeds), tuple(fetches), tuple(targets))
+        found = self.plans.get(key)
+        if found is not None:
+            return found
+        with self.lock:
+            found = self.plans.get(key)
+            if found is None:
+                graph = self.graph
+                try:
+                    feed_tensors = [graph.get_tensor_by_name(n) for n in feeds]
+                    fetch_tensors = [graph.get_tensor_by_name(n) for n in fetches]
+                    target_ops = [graph.get_operation_by_name(n) for n in targets] + self.sends
+                except (KeyError, ValueError) as err:
+                    raise errors.InvalidArgumentError(None, None, f"RunGraph names an unknown node: {err}") from None
+                plan = StepPlan(fetch_tensors, target_ops, feed_tensors, devices, self.kernels, self.config,
+                                self.placer)
+                converters = [t.dtype.base_dtype.as_numpy_dtype for t in feed_tensors]
+                found = self.plans[key] = (plan, converters)
+            return found
+
+
+class Worker:
+    """The worker service: its devices, registered graphs, running steps and peers."""
+
+    def __init__(self, job: str, task: int, cluster: Any, config: Optional[Any] = None) -> None:
+        self.config = config if config is not None else ConfigProto()
+        self.task = f"/job:{job}/replica:0/task:{task}"
+        threads = self.config.inter_op_parallelism_threads or (os.cpu_count() or 1)
+        self.devices = DeviceMgr(create_devices(dict(self.config.device_count), threads, self.config,
+                                                job=job, task=task))
+        self.incarnations = {d.name: d.incarnation for d in self.devices.devices}
+        self.incarnation = random.getrandbits(63) or 1
+        self.cluster = cluster
+        self._graphs: dict[str, RegisteredGraph] = {}
+        self._handles = itertools.count(1)
+        self._lock = threading.Lock()
+        self._steps: dict[int, WorkerRendezvous] = {}
+        self._running: dict[int, StepContext] = {}
+        self._ended: collections.OrderedDict[int, None] = collections.OrderedDict()
+        self._peers: dict[str, Optional[rpc.TaskClient]] = {}
+        self._clients: dict[str, rpc.TaskClient] = {}
+        self._expected: dict[str, int] = {}  # device name -> incarnation masters told us about
+        self.closed = False
+
+    # -- peers ------------------------------------------------------------------------------------
+    def client(self, task: str) -> rpc.TaskClient:
+        """A client for another task of the cluster (cached)."""
+        found = self._clients.get(task)
+        if found is None:
+            with self._lock:
+                found = self._clients.get(task)
+                if found is None:
+                    spec = parse_device(task)
+                    try:
+                        address = self.cluster.task_address(spec.job, spec.task or 0)
+                    except ValueError:
+                        raise errors.InvalidArgumentError(None, None, f"Task {task} is not in the cluster") from None
+                    found = self._clients[task] = rpc.TaskClient(task, address)
+        return found
+
+    def peer_for(self, device_name: str) -> Optional[rpc.TaskClient]:
+        """None for a device of this task, else the client of the device's task."""
+        try:
+            return self._peers[device_name]
+        except KeyError:
+            pass
+        task = task_of(device_name)
+        peer = None if task == self.task else self.client(task)
+        self._peers[device_name] = peer
+        return peer
+
+    def push(self, peer: rpc.TaskClient, step_id: int, key: RendezvousKey, value: Any, is_dead: bool) -> None:
+        header = {"step": step_id, "key": [key.src_device, key.src_incarnation, key.dst_device, key.tensor_name,
+                                           key.frame_id, key.iteration],
+                  "dst_incarnation": self._expected.get(key.dst_device, 0)}
+        value = wire.DEAD if is_dead else value
+        peer.call("PushTensor", header, [("value", value)], timeout=self._timeout())
+
+    def _timeout(self) -> Optional[float]:
+        ms = self.config.operation_timeout_in_ms
+        return ms / 1000.0 if ms > 0 else None
+
+    # -- steps ------------------------------------------------------------------------------------
+    def _rendezvous(self, step_id: int, create: bool = True) -> Optional[WorkerRendezvous]:
+        with self._lock:
+            found = self._steps.get(step_id)
+            if found is None and create and step_id not in self._ended:
+                found = self._steps[step_id] = WorkerRendezvous(self, step_id)
+            return found
+
+    def _end_step(self, step_id: int) -> None:
+        with self._lock:
+            self._steps.pop(step_id, None)
+            self._running.pop(step_id, None)
+            self._ended[step_id] = None
+            while len(self._ended) > _RECENT_STEPS:
+                self._ended.popitem(last=False)
+
+    # -- service methods --------------------------------------------------------------------------
+    def get_status(self, message: wire.Message) -> tuple[dict, list]:
+        devices = [[d.name, d.device_type, d.incarnation, d.memory_limit or 0] for d in self.devices.devices]
+        return {"task": self.task, "incarnation": self.incarnation, "devices": devices}, []
+
+    def register_graph(self, message: wire.Message) -> tuple[dict, list]:
+        header = message.header
+        incarnations = header.get("incarnations", {})
+        if not isinstance(incarnations, dict):
+            raise errors.InvalidArgumentError(None, None, "RegisterGraph: 'incarnations' is not a map")
+        for name, incarnation in incarnations.items():
+            mine = self.incarnations.get(name)
+            if mine is not None and mine != incarnation:
+                raise errors.AbortedError(None, None, f"RegisterGraph for {name} incarnation {incarnation}, but "
+                                          f"task {self.task} restarted (now incarnation {mine})")
+        graph_bytes = message.tensors.get("graph_def")
+        if not isinstance(graph_bytes, np.ndarray) or graph_bytes.dtype != np.uint8:
+            raise errors.InvalidArgumentError(None, None, "RegisterGraph needs a graph_def")
+        graph_def = GraphDef()
+        try:
+            graph_def.ParseFromString(graph_bytes.tobytes())
+        except Exception as err:  # noqa: BLE001  (protobuf's DecodeError)
+            raise errors.InvalidArgumentError(None, None, f"RegisterGraph: bad GraphDef ({err})") from None
+        config = ConfigProto()
+        config_bytes = message.tensors.get("config")
+        if isinstance(config_bytes, np.ndarray) and config_bytes.dtype == np.uint8:
+            try:
+                config.ParseFromString(config_bytes.tobytes())
+            except Exception as err:  # noqa: BLE001
+                raise errors.InvalidArgumentError(None, None, f"RegisterGraph: bad ConfigProto ({err})") from None
+        try:
+            registered = RegisteredGraph(self, graph_def, config)
+        except errors.OpError:
+            raise
+        except (ValueError, TypeError, KeyError) as err:
+            raise errors.InvalidArgumentError(None, None, f"RegisterGraph: {err}") from None
+        with self._lock:
+            self._expected.update({k: int(v) for k, v in incarnations.items()})
+            handle = f"{self.incarnation:x}/{next(self._handles)}"
+            self._graphs[handle] = registered
+        return {"handle": handle}, []
+
+    def deregister_graph(self, message: wire.Message) -> tuple[dict, list]:
+        handles = message.header.get("handles", [])
+        with self._lock:
+            for handle in handles if isinstance(handles, list) else []:
+                self._graphs.pop(str(handle), None)
+        return {}, []
+
+    def run_graph(self, message: wire.Message) -> tuple[dict, list]:
+        header = message.header
+        handle, step_id = header.get("handle"), header.get("step")
+        feeds, fetches, targets = header.get("feeds", []), header.get("fetches", []), header.get("targets", [])
+        if not (isinstance(step_id, int) and all(isinstance(x, list) for x in (feeds, fetches, targets))):
+            raise errors.InvalidArgumentError(None, None, "RunGraph: malformed request")
+        registered = self._graphs.get(str(handle))
+        if registered is None:
+            raise errors.AbortedError(None, None, f"Graph handle {handle!r} is not registered on task {self.task} "
+                                      "(the task may have restarted)")
+        plan, converters = registered.plan(feeds, fetches, targets, self.devices.devices)
+        values = []
+        for name, dtype in zip(feeds, converters):
+            value = message.tensors.get(name)
+            if value is None or value is wire.DEAD:
+                raise errors.InvalidArgumentError(None, None, f"RunGraph: no value for feed {name}")
+            values.append(value if value.dtype == dtype or dtype is object else value.astype(dtype))
+        rendezvous = self._rendezvous(step_id)
+        if rendezvous is None:
+            raise errors.AbortedError(None, None, f"Step {step_id} was already aborted on task {self.task}")
+        step = StepContext(values, registered, rendezvous)
+        timeout = header.get("timeout")
+        if isinstance(timeout, (int, float)) and timeout > 0:
+            step.deadline = time.monotonic() + timeout
+        token = step.cancellation.register(rendezvous.start_abort)
+        with self._lock:
+            self._running[step_id] = step
+        try:
+            if token is None or rendezvous._error is not None:
+                raise rendezvous._error or errors.AbortedError(None, None, "Step was aborted")
+            results = plan.run(step)
+        finally:
+            step.cancellation.deregister(token)
+            self._end_step(step_id)
+        return {}, list(zip(fetches, (DEAD_VALUE(v) for v in results)))
+
+    def push_tensor(self, message: wire.Message) -> tuple[dict, list]:
+        header = message.header
+        step_id, key, dst_incarnation = header.get("step"), header.get("key"), header.get("dst_incarnation", 0)
+        if not (isinstance(step_id, int) and isinstance(key, list) and len(key) == 6 and "value" in message.tensors):
+            raise errors.InvalidArgumentError(None, None, "PushTensor: malformed request")
+        src, src_inc, dst, name, frame, iteration = key
+        mine = self.incarnations.get(dst)
+        if mine is None:
+            raise errors.InvalidArgumentError(None, None, f"PushTensor: device {dst} is not on task {self.task}")
+        if dst_incarnation and dst_incarnation != mine:
+            raise errors.AbortedError(None, None, f"PushTensor for {dst} incarnation {dst_incarnation}, but task "
+                                      f"{self.task} restarted (now {mine})")
+        rendezvous = self._rendezvous(step_id)
+        if rendezvous is None:
+            return {"dropped": True}, []  # the step already ended here (it was aborted)
+        value = message.tensors["value"]
+        dead = value is wire.DEAD
+        try:
+            rkey = LocalRendezvous.create_key(str(src), int(src_inc), str(dst), str(name), str(frame), int(iteration))
+        except (TypeError, ValueError) as err:
+            raise errors.InvalidArgumentError(None, None, f"PushTensor: bad key ({err})") from None
+        LocalRendezvous.send(rendezvous, rkey, None if dead else value, dead)
+        return {}, []
+
+    def abort_step(self, message: wire.Message) -> tuple[dict, list]:
+        step_id = message.header.get("step")
+        if not isinstance(step_id, int):
+            raise errors.InvalidArgumentError(None, None, "AbortStep: malformed request")
+        try:
+            wire.raise_if_error(message.header)
+            error: BaseException = errors.AbortedError(None, None, "Step aborted by the master")
+        except errors.OpError as err:
+            error = err
+        with self._lock:
+            rendezvous = self._steps.get(step_id)
+            step = self._running.get(step_id)
+            if rendezvous is None and step_id not in self._ended:
+                # The abort came before the step: it must fail when its RunGraph arrives.
+                rendezvous = self._steps[step_id] = WorkerRendezvous(self, step_id)
+        if rendezvous is not None:
+            rendezvous.start_abort(error)
+        if step is not None:
+            step.cancel(error)
+        return {}, []
+
+    def cleanup_containers(self, message: wire.Message) -> tuple[dict, list]:
+        containers = message.header.get("containers")
+        names_ok = isinstance(containers, list) and all(isinstance(c, str) for c in containers)
+        if containers is not None and not names_ok:
+            raise errors.InvalidArgumentError(None, None, "Reset: 'containers' must be a list of names")
+        for device in self.devices.devices:
+            device.resource_manager.cleanup(containers)
+        return {}, []
+
+    def handlers(self) -> dict[str, rpc.Handler]:
+        return {"GetStatus": self.get_status, "RegisterGraph": self.register_graph,
+                "DeregisterGraph": self.deregister_graph, "RunGraph": self.run_graph,
+                "PushTensor": self.push_tensor, "AbortStep": self.abort_step,
+                "CleanupContainers": self.cleanup_containers}
+
+    def shutdown(self) -> None:
+        self.closed = True
+        error = errors.UnavailableError(None, None, f"Task {self.task} is shutting down")
+        with self._lock:
+            steps = list(self._running.values())
+            rendezvous = list(self._steps.values())
+        for r in rendezvous:
+            r.start_abort(error)
+        for s in steps:
+            s.cancel(error)
+        for c in list(self._clients.values()):
+            c.close()
+        self.devices.shutdown()
+
+
+def DEAD_VALUE(value: Any) -> Any:  # noqa: N802  (reads as a constant at the call site)
+    """A fetched value as it goes on the wire (a dead fetch crosses as dead)."""
+    return wire.DEAD if value is DEAD else value
