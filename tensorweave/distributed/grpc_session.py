@@ -16,7 +16,7 @@ import numpy as np
 from tensorweave.distributed import rpc, server as _server
 from tensorweave.framework import errors
 from tensorweave.runtime import session as _session
-from tensorweave.runtime.config import timeout_seconds
+from tensorweave.runtime.config import timeout_seconds, tracing
 from tensorweave.runtime.feeds import UnfeedableConverter, feed_converter
 from tensorweave.runtime.fetch_mapper import FetchHandler, feed_expander
 
@@ -59,7 +59,9 @@ class _RemoteRunCallable:
             feed_values = self.expand(feed_values)
         feeds = [convert(v) for convert, v in zip(self.converters, feed_values)]
         timeout = timeout_seconds(options, session._config)
-        values = self.backend.run(self.feed_names, feeds, self.fetch_names, self.target_names, timeout)
+        wanted = run_metadata is not None and (tracing(options) or options.output_partition_graphs)
+        values = self.backend.run(self.feed_names, feeds, self.fetch_names, self.target_names, timeout,
+                                  run_metadata if wanted else None, options)
         return self.handler.build_results(values)
 
 
@@ -96,16 +98,26 @@ class GrpcSessionBackend:
             self.sent_version = version
 
     def run(self, feed_names: Sequence[str], feeds: Sequence[Any], fetch_names: Sequence[str],
-            target_names: Sequence[str], timeout: Optional[float]) -> list[Any]:
+            target_names: Sequence[str], timeout: Optional[float], run_metadata: Any = None,
+            options: Any = None) -> list[Any]:
         self._sync_graph()
         header = {"session": self.handle, "feeds": feed_names, "fetches": fetch_names, "targets": target_names,
                   "timeout": timeout}
+        if run_metadata is not None:  # RunOptions asked for step stats or partition graphs
+            header["partition_graphs"] = bool(options.output_partition_graphs)
+            header["trace"] = tracing(options)
         reply = self.client.call("RunStep", header, list(zip(feed_names, feeds)),
                                  timeout=None if timeout is None else timeout + 5.0)
         values = []
         for i in range(len(fetch_names)):
             value = reply.tensors.get(str(i))
             values.append(value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value)
+        if run_metadata is not None:
+            stats = reply.tensors.get("step_stats")
+            if isinstance(stats, np.ndarray):
+                run_metadata.step_stats.MergeFromString(stats.tobytes())
+            for name in sorted(n for n in reply.tensors if n.startswith("partition_graph:")):
+                run_metadata.partition_graphs.add().ParseFromString(reply.tensors[name].tobytes())
         return values
 
     def list_devices(self) -> list[Any]:
@@ -119,6 +131,13 @@ class GrpcSessionBackend:
                 self.client.call("CloseSession", {"session": handle}, timeout=5.0)
             except errors.OpError:
                 pass  # the master is gone: so is the session
+
+
+    def release(self) -> None:
+        """Close from a garbage-collected session: on a thread of its own, never blocking the
+        collector on a master that may be slow or gone."""
+        if self.handle is not None:
+            threading.Thread(target=self.close, name="tw-session-release", daemon=True).start()
 
 
 class _Described:

@@ -24,14 +24,14 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from tensorweave.distributed import rpc, wire
-from tensorweave.distributed.task_graphs import TaskGraph, task_graphs
+from tensorweave.distributed.task_graphs import TaskGraph, task_graphs, task_of
 from tensorweave.framework import errors
 from tensorweave.framework.device_spec import parse_device
 from tensorweave.framework.graph import Graph
 from tensorweave.framework.graph_def import GraphDef
 from tensorweave.framework.importer import import_graph_def
 from tensorweave.runtime import pruning
-from tensorweave.runtime.config import ConfigProto
+from tensorweave.runtime.config import ConfigProto, RunMetadata
 from tensorweave.runtime.cost_model import CostModel
 from tensorweave.runtime.device import Device
 from tensorweave.runtime.partition import PartitionOptions, partition_graph
@@ -41,6 +41,7 @@ _log = logging.getLogger("tensorweave.distributed")
 
 HEALTH_INTERVAL_S = 1.0   # how often a master session checks its tasks
 HEALTH_TIMEOUT_S = 2.0    # a task that does not answer within this is unavailable
+QUICK_STATUS_S = 1.0      # CreateSession's first look at a task
 ABORT_GRACE_S = 5.0       # after an abort, how long a step waits for the other tasks to stop
 CREATE_SESSION_WAIT_S = 600.0  # how long CreateSession waits for tasks to come up
 
@@ -67,6 +68,7 @@ class _Step:
         self.results: list[Any] = [None] * num_fetches
         self.error: Optional[BaseException] = None
         self.pending = 0
+        self.stats: Any = None  # a StepStats proto when the step is traced
         self.lock = threading.Lock()
         self.done = threading.Event()
 
@@ -94,6 +96,8 @@ class DistributedPlan:
             raise errors.InvalidArgumentError(None, None, f"Run names an unknown node: {err}") from None
         ops = pruning.prune(fetch_tensors, target_ops, set(feed_tensors))
         assignment = session.placer.place(ops, feed_tensors)
+        if session.pending and session.await_tasks({task_of(d.name) for d in assignment.values()}):
+            assignment = session.placer.place(ops, feed_tensors)  # a task has more devices than assumed
         options = PartitionOptions(compress_float32=session.config.graph_options.enable_bfloat16_sendrecv)
         feed_index = {t: i for i, t in enumerate(feed_tensors)}
         partitions = partition_graph(ops, assignment, feed_index, fetch_tensors, session.devices, options)
@@ -154,11 +158,37 @@ class MasterSession:
         return self.master.client(task)
 
     def _discover_devices(self) -> None:
-        """Every task's devices (the master's own task first: fed values enter there). Waits for
-        tasks that are not up yet, as TF's CreateSession does, logging while it waits."""
-        deadline = time.monotonic() + (self.call_timeout or CREATE_SESSION_WAIT_S)
+        """Every task's devices (the master's own task first: fed values enter there). A task
+        that does not answer at once is assumed to have its CPU device and is waited for only if
+        a plan places work there (`await_tasks`): a worker of between-graph replication never
+        depends on the other workers being up, or still up."""
         ordered = sorted(self.tasks, key=lambda t: t != self.master.task)
+        self.pending: set[str] = set()
         for task in ordered:
+            try:
+                reply = self.client(task).call("GetStatus", {}, timeout=QUICK_STATUS_S)
+            except (errors.UnavailableError, errors.DeadlineExceededError):
+                self.pending.add(task)
+                spec = parse_device(f"{task}/device:CPU:0")
+                self.devices.append(Device(spec, np, 1))
+                continue
+            self._add_devices(task, reply.header)
+
+    def _add_devices(self, task: str, status: dict) -> None:
+        self.task_incarnations[task] = int(status["incarnation"])
+        for name, device_type, incarnation, memory in status["devices"]:
+            device = Device(parse_device(name), np, 1, memory_limit=memory or None)
+            device.incarnation = int(incarnation)
+            self.devices.append(device)
+            self.incarnations[device.name] = int(incarnation)
+
+    def await_tasks(self, tasks: set[str]) -> bool:
+        """Waits for the pending tasks among `tasks` (as TF's CreateSession waits for its
+        workers, logging while it waits) and learns their devices; True if that changed the
+        device list (the plan must be placed again)."""
+        changed = False
+        for task in sorted(tasks & self.pending):
+            deadline = time.monotonic() + (self.call_timeout or CREATE_SESSION_WAIT_S)
             last_log = time.monotonic()
             while True:
                 try:
@@ -167,18 +197,27 @@ class MasterSession:
                 except (errors.UnavailableError, errors.DeadlineExceededError) as err:
                     now = time.monotonic()
                     if now >= deadline:
-                        raise errors.UnavailableError(None, None, f"CreateSession: task {task} did not come up: "
-                                                      f"{err.message}") from None
+                        raise errors.UnavailableError(None, None,
+                                                      f"Task {task} did not come up: {err.message}") from None
                     if now - last_log > 10:
                         _log.info("CreateSession still waiting for response from worker: %s", task)
                         last_log = now
                     time.sleep(0.1)
-            self.task_incarnations[task] = int(reply.header["incarnation"])
-            for name, device_type, incarnation, memory in reply.header["devices"]:
-                device = Device(parse_device(name), np, 1, memory_limit=memory or None)
-                device.incarnation = int(incarnation)
-                self.devices.append(device)
-                self.incarnations[device.name] = int(incarnation)
+            placeholder = [d for d in self.devices if task_of(d.name) == task]
+            names = sorted(name for name, *_ in reply.header["devices"])
+            if names == sorted(d.name for d in placeholder):
+                self.task_incarnations[task] = int(reply.header["incarnation"])
+                for name, _, incarnation, _ in reply.header["devices"]:
+                    device = next(d for d in placeholder if d.name == name)
+                    device.incarnation = int(incarnation)
+                    self.incarnations[name] = int(incarnation)
+            else:
+                self.devices[:] = [d for d in self.devices if task_of(d.name) != task]
+                self._add_devices(task, reply.header)
+                self.placer.devices = list(self.devices)
+                changed = True
+            self.pending.discard(task)
+        return changed
 
     # -- the graph --------------------------------------------------------------------------------
     def extend(self, graph_def: Any) -> None:
@@ -216,13 +255,18 @@ class MasterSession:
 
     # -- steps ------------------------------------------------------------------------------------
     def run(self, feeds: Sequence[str], fetches: Sequence[str], targets: Sequence[str],
-            values: Sequence[Any], timeout: Optional[float]) -> list[Any]:
+            values: Sequence[Any], timeout: Optional[float], step_stats: Any = None) -> list[Any]:
+        """Runs a step; with `step_stats` (a StepStats proto) every task traces its part into it."""
         if self.closed:
             raise errors.AbortedError(None, None, f"Session {self.handle} is closed")
-        for task, err in list(self.unhealthy.items()):
-            raise type(err)(None, None, err.message) if isinstance(err, errors.OpError) else err
         plan = self.plan(feeds, fetches, targets)
+        if self.unhealthy:
+            for g in plan.graphs:
+                err = self.unhealthy.get(g.task)
+                if err is not None:
+                    raise type(err)(None, None, err.message) if isinstance(err, errors.OpError) else err
         step = _Step(self.master.new_step_id(), plan.num_fetches)
+        step.stats = step_stats
         timeout = timeout or self.call_timeout
         self.running[step.step_id] = step
         try:
@@ -236,8 +280,12 @@ class MasterSession:
     def _run(self, plan: DistributedPlan, step: _Step, values: Sequence[Any], timeout: Optional[float]) -> None:
         local_index = None
         step.pending = len(plan.graphs)
+        if not plan.graphs:  # nothing to run (no fetches, no targets): no call would end the step
+            return
         for i, (g, header) in enumerate(zip(plan.graphs, plan.headers)):
             header = dict(header, step=step.step_id, timeout=timeout)
+            if step.stats is not None:
+                header["trace"] = True
             tensors = [(name, values[j]) for name, j in zip(plan.feed_names[i], plan.feed_indices[i])]
             client = self.client(g.task)
             if isinstance(client, rpc.LocalClient):
@@ -271,6 +319,10 @@ class MasterSession:
                 for name, j in zip(names, plan.fetch_indices[index]):
                     value = reply.tensors.get(name)
                     step.results[j] = value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
+                stats = reply.tensors.get("step_stats")
+                if step.stats is not None and isinstance(stats, np.ndarray):
+                    with step.lock:
+                        step.stats.MergeFromString(stats.tobytes())
             with step.lock:
                 step.pending -= 1
                 last = step.pending == 0
@@ -297,7 +349,8 @@ class MasterSession:
     # -- health -----------------------------------------------------------------------------------
     def _check_health(self) -> None:
         while not self._stop.wait(HEALTH_INTERVAL_S):
-            for task in self.tasks:
+            used = {g.task for plan in list(self.plans.values()) for g in plan.graphs}
+            for task in sorted(used):
                 client = self.client(task)
                 if isinstance(client, rpc.LocalClient) or self._stop.is_set():
                     continue
@@ -421,8 +474,17 @@ class Master:
             values.append(value)
         timeout = header.get("timeout")
         timeout = float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else None
-        results = session.run(feeds, fetches, targets, values, timeout)
-        return {}, list(zip((f"{i}" for i in range(len(results))), results))
+        metadata = RunMetadata() if header.get("trace") else None
+        results = session.run(feeds, fetches, targets, values, timeout,
+                              None if metadata is None else metadata.step_stats)
+        replies = list(zip((f"{i}" for i in range(len(results))), results))
+        if metadata is not None:
+            replies.append(("step_stats", _uint8(metadata.step_stats.SerializeToString())))
+        if header.get("partition_graphs"):  # RunOptions.output_partition_graphs: each task's subgraph
+            plan = session.plan(feeds, fetches, targets)
+            replies += [(f"partition_graph:{i}", _uint8(g.graph_def.SerializeToString()))
+                        for i, g in enumerate(plan.graphs)]
+        return {}, replies
 
     def close_session(self, message: wire.Message) -> tuple[dict, list]:
         with self._lock:

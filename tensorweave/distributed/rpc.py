@@ -11,6 +11,8 @@ UnavailableError, DeadlineExceededError or UnauthenticatedError naming the task.
 from __future__ import annotations
 
 import logging
+import queue
+import threading
 from concurrent import futures
 from typing import Any, Callable, Iterable, Optional, Sequence
 
@@ -22,6 +24,8 @@ from tensorweave.framework import errors
 SERVICE = "tensorweave.Task"
 _UNLIMITED = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
 _log = logging.getLogger("tensorweave.distributed")
+
+_MAX_CALLERS = 16  # threads per client making asynchronous calls
 
 # handler(message) -> (reply header, reply tensors)
 Handler = Callable[[wire.Message], tuple[dict, Sequence[tuple[str, Any]]]]
@@ -65,8 +69,12 @@ def make_server(address: str, handlers: dict[str, Handler], max_workers: int = 6
     for name, handler in handlers.items():
         methods[name] = unary(handler)
         methods[name + "Stream"] = streamed(handler)
+    # A client sends nothing larger than wire.MAX_PIECE in one gRPC message (larger messages are
+    # streamed), so a bigger one is refused (RESOURCE_EXHAUSTED) before gRPC buffers it whole,
+    # even from a peer without the cluster token, whose call is refused only after it arrived.
+    options = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", wire.MAX_PIECE)]
     server = grpc.server(futures.ThreadPoolExecutor(max_workers, thread_name_prefix="tw-rpc"),
-                         options=_UNLIMITED,
+                         options=options,
                          handlers=[grpc.method_handlers_generic_handler(SERVICE, methods)])
     credentials = security.server_credentials()
     if credentials is None:
@@ -78,17 +86,21 @@ def make_server(address: str, handlers: dict[str, Handler], max_workers: int = 6
     return server, port
 
 
+# gRPC statuses that keep their meaning as TF errors (TF's codes are gRPC's); any other status
+# is a transport failure: UnavailableError, which training loops recover from.
+_STATUS_ERRORS = {grpc.StatusCode.DEADLINE_EXCEEDED: errors.DeadlineExceededError,
+                  grpc.StatusCode.UNAUTHENTICATED: errors.UnauthenticatedError,
+                  grpc.StatusCode.PERMISSION_DENIED: errors.PermissionDeniedError,
+                  grpc.StatusCode.CANCELLED: errors.CancelledError,
+                  grpc.StatusCode.RESOURCE_EXHAUSTED: errors.ResourceExhaustedError,
+                  grpc.StatusCode.UNIMPLEMENTED: errors.UnimplementedError}
+
+
 def transport_error(err: grpc.RpcError, task: str, method: str) -> errors.OpError:
     code = err.code() if hasattr(err, "code") else None
     details = err.details() if hasattr(err, "details") else str(err)
     text = f"{method} to task {task} failed: {details}"
-    if code == grpc.StatusCode.DEADLINE_EXCEEDED:
-        return errors.DeadlineExceededError(None, None, text)
-    if code == grpc.StatusCode.UNAUTHENTICATED:
-        return errors.UnauthenticatedError(None, None, text)
-    if code == grpc.StatusCode.CANCELLED:
-        return errors.CancelledError(None, None, text)
-    return errors.UnavailableError(None, None, text)
+    return _STATUS_ERRORS.get(code, errors.UnavailableError)(None, None, text)
 
 
 class TaskClient:
@@ -106,6 +118,10 @@ class TaskClient:
         self._unary: dict[str, Any] = {}
         self._stream: dict[str, Any] = {}
         self._metadata = security.call_metadata()
+        self._pending: queue.SimpleQueue = queue.SimpleQueue()
+        self._callers: list[threading.Thread] = []
+        self._callers_lock = threading.Lock()
+        self._idle = 0
 
     def _methods(self, method: str) -> tuple[Any, Any]:
         unary = self._unary.get(method)
@@ -119,7 +135,9 @@ class TaskClient:
     def call(self, method: str, header: dict, tensors: Sequence[tuple[str, Any]] = (),
              timeout: Optional[float] = None, wait_for_ready: bool = False) -> wire.Message:
         """A blocking call; raises the reply's TF error or the transport's."""
-        parts = wire.encode(header, tensors)
+        return self._send(method, wire.encode(header, tensors), timeout, wait_for_ready)
+
+    def _send(self, method: str, parts: list[Any], timeout: Optional[float], wait_for_ready: bool) -> wire.Message:
         unary, stream = self._methods(method)
         try:
             if wire.size(parts) > wire.STREAM_THRESHOLD:
@@ -136,37 +154,45 @@ class TaskClient:
 
     def call_async(self, method: str, header: dict, tensors: Sequence[tuple[str, Any]],
                    done: Callable[[Optional[BaseException], Optional[wire.Message]], None],
-                   timeout: Optional[float] = None) -> Any:
-        """Starts a call; `done(error, reply)` runs on a gRPC thread when it ends."""
+                   timeout: Optional[float] = None) -> None:
+        """Starts a call; `done(error, reply)` runs on one of this client's caller threads when it
+        ends. (gRPC's own futures start a thread per call, which costs more than the call.)"""
         parts = wire.encode(header, tensors)
-        unary, stream = self._methods(method)
-        if wire.size(parts) > wire.STREAM_THRESHOLD:
-            future = stream.future(wire.chunks(parts), timeout=timeout, metadata=self._metadata)
-        else:
-            future = unary.future(wire.join(parts), timeout=timeout, metadata=self._metadata)
-        task = self.task
+        with self._callers_lock:
+            if self._idle == 0 and len(self._callers) < _MAX_CALLERS:
+                thread = threading.Thread(target=self._caller, name=f"tw-call-{self.task}", daemon=True)
+                self._callers.append(thread)
+                self._idle += 1
+                thread.start()
+        self._pending.put((method, parts, done, timeout))
 
-        def finished(f: Any) -> None:
-            try:
-                data = f.result()
-            except grpc.RpcError as err:
-                done(transport_error(err, task, method), None)
+    def _caller(self) -> None:
+        while True:
+            item = self._pending.get()
+            if item is None:
                 return
-            except BaseException as err:  # noqa: BLE001  (cancelled futures)
-                done(errors.CancelledError(None, None, f"{method} to task {task} was cancelled: {err}"), None)
-                return
+            with self._callers_lock:
+                self._idle -= 1
+            method, parts, done, timeout = item
             try:
-                reply = wire.decode(data)
-                wire.raise_if_error(reply.header)
+                reply = self._send(method, parts, timeout, False)
+                error: Optional[BaseException] = None
             except errors.OpError as err:
-                done(err, None)
-                return
-            done(None, reply)
-
-        future.add_done_callback(finished)
-        return future
+                reply, error = None, err
+            except Exception as err:  # noqa: BLE001  (reported to the caller, never lost)
+                reply, error = None, errors.InternalError(None, None, f"{method} to task {self.task}: {err}")
+            with self._callers_lock:
+                self._idle += 1
+            try:
+                done(error, reply)
+            except Exception:  # noqa: BLE001
+                _log.exception("Error in the completion of %s", method)
 
     def close(self) -> None:
+        with self._callers_lock:
+            callers, self._callers = self._callers, []
+        for _ in callers:
+            self._pending.put(None)
         self.channel.close()
 
 

@@ -90,12 +90,14 @@ class Server:
         handlers.update(self._master.handlers())
         self._grpc, port = rpc.make_server(address, handlers)
         host = address.rpartition(":")[0]
-        if address.rpartition(":")[2] == "0":  # a port picked now: the cluster records it
-            address = f"{host}:{port}"
-            for job_def in self._server_def.cluster.job:
+        if address.rpartition(":")[2] == "0":  # a port picked now: the cluster records it (TF's
+            address = f"{host}:{port}"         # server_def keeps the 0 the user gave)
+            cluster_def = type(self._server_def.cluster)()
+            cluster_def.CopyFrom(self._server_def.cluster)
+            for job_def in cluster_def.job:
                 if job_def.name == job:
                     job_def.tasks[task] = address
-            cluster = ClusterSpec(self._server_def.cluster)
+            cluster = ClusterSpec(cluster_def)
             self._worker.cluster = cluster
             self._master.cluster = cluster
         self._address = address
@@ -119,7 +121,7 @@ class Server:
         """Blocks until the server has been stopped."""
         self._stopped.wait()
 
-    def stop(self, grace: Optional[float] = 1.0) -> None:
+    def stop(self, grace: Optional[float] = 1.0, wait: bool = True) -> None:
         """Stops serving: running steps on this task fail, then the port closes."""
         with self._lock:
             if self._stopped.is_set():
@@ -128,7 +130,9 @@ class Server:
         _local_masters.pop(self._target, None)
         self._master.shutdown()
         self._worker.shutdown()
-        self._grpc.stop(grace).wait(grace + 1 if grace else None)
+        stopped = self._grpc.stop(grace)
+        if wait:
+            stopped.wait(grace + 1 if grace else 5.0)
 
     @property
     def server_def(self) -> Any:
@@ -147,6 +151,6 @@ class Server:
     def __del__(self) -> None:
         try:
             if not self._stopped.is_set():
-                self.stop(grace=None)
+                self.stop(grace=None, wait=False)  # never block the interpreter's exit
         except Exception:  # noqa: BLE001  (interpreter shutdown)
             pass

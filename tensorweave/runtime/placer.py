@@ -131,11 +131,14 @@ class Placer:
         """Intersection of the members' feasible devices."""
         candidates = list(self.devices)
         first: Optional[Operation] = None
-        for op in members:
+        # Ops that reach the group's state through a reference or resource input come last and
+        # follow the state: their own device request yields (TF runs `assign_add(v, 1)` where `v`
+        # lives even under another device scope).
+        for op in sorted(members, key=_follows_state):
             own = self._node_devices(op)
             narrowed = [d for d in candidates if d in own]
             if not narrowed:
-                if self.allow_soft_placement and first is not None:
+                if (self.allow_soft_placement or _follows_state(op)) and first is not None:
                     # soft placement keeps the group together where kernels allow it
                     narrowed = [d for d in candidates if has_kernel(op, d.device_type)]
                 if not narrowed:
@@ -162,6 +165,10 @@ class Placer:
                 fixed[root] = device
                 break
         return fixed
+
+
+def _follows_state(op: Operation) -> bool:
+    return any(t.dtype.is_ref_dtype or t.dtype.name == "resource" for t in op.inputs)
 
 
 def _names_task(op: Operation) -> bool:
