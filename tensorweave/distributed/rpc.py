@@ -23,12 +23,29 @@ from tensorweave.framework import errors
 
 SERVICE = "tensorweave.Task"
 _UNLIMITED = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
+# A task that went away is tried again at least every second (gRPC's default backoff grows to
+# two minutes), so a restarted task is reached as soon as it serves: recovery waits on it.
+_RECONNECT = [("grpc.initial_reconnect_backoff_ms", 100), ("grpc.min_reconnect_backoff_ms", 100),
+              ("grpc.max_reconnect_backoff_ms", 1000)]
 _log = logging.getLogger("tensorweave.distributed")
 
 _MAX_CALLERS = 16  # threads per client making asynchronous calls
 
 # handler(message) -> (reply header, reply tensors)
 Handler = Callable[[wire.Message], tuple[dict, Sequence[tuple[str, Any]]]]
+
+
+class WithCall:
+    """A handler that is also given its gRPC call context (None when called in process), to
+    learn when the call ends early: the caller's process died or it cancelled."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[[wire.Message, Any], tuple[dict, Sequence[tuple[str, Any]]]]) -> None:
+        self.fn = fn
+
+    def __call__(self, message: wire.Message) -> tuple[dict, Sequence[tuple[str, Any]]]:
+        return self.fn(message, None)
 
 
 def _identity(data: Any) -> Any:
@@ -51,18 +68,24 @@ def make_server(address: str, handlers: dict[str, Handler], max_workers: int = 6
     returns (server, bound port)."""
     check = security.TokenCheck(security.cluster_token())
 
+    def bound(handler: Handler, context: Any) -> Handler:
+        if isinstance(handler, WithCall):
+            fn = handler.fn
+            return lambda message: fn(message, context)
+        return handler
+
     def unary(handler: Handler) -> Any:
         def call(request: bytes, context: Any) -> bytes:
             if not check.allowed(context):
                 context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong cluster token")
-            return _reply(handler, lambda: wire.decode(request))
+            return _reply(bound(handler, context), lambda: wire.decode(request))
         return grpc.unary_unary_rpc_method_handler(call, _identity, _identity)
 
     def streamed(handler: Handler) -> Any:
         def call(pieces: Iterable[bytes], context: Any) -> bytes:
             if not check.allowed(context):
                 context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong cluster token")
-            return _reply(handler, lambda: wire.decode_stream(pieces))
+            return _reply(bound(handler, context), lambda: wire.decode_stream(pieces))
         return grpc.stream_unary_rpc_method_handler(call, _identity, _identity)
 
     methods = {}
@@ -110,7 +133,7 @@ class TaskClient:
         self.task = task
         self.address = address
         credentials = security.channel_credentials()
-        options = _UNLIMITED + security.channel_options()
+        options = _UNLIMITED + _RECONNECT + security.channel_options()
         if credentials is None:
             self.channel = grpc.insecure_channel(address, options=options)
         else:
