@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import select
+import signal
 import socket
 import subprocess
 import sys
@@ -163,6 +164,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--quick", action="store_true", help="small models (4 MB dense, 16 MB sparse), few steps")
     p.add_argument("--json", help="also write the results to this file")
     args = p.parse_args(argv)
+    # SIGTERM (a `timeout` around this driver) unwinds like an exception, so the finally blocks
+    # still kill every task process started.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     if args.quick:
         args.dense_mb, args.sparse_mb = 4, 16
         args.repeats, args.warmup = 1, 2
