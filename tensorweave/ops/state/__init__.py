@@ -1,7 +1,8 @@
 """State (white paper 2 "Variables", 4.7; OSDI 3.1): variable ops and the optimizers' update kernels
 (variable_ops, training_ops), mutexes (mutex), and the Python libraries over them (tier 2):
 tf.Variable and PartitionedVariable (variables), partitioners (partitioned_variables),
-variable_scope and get_variable (variable_scope), initializers (init_ops), make_template (template) and tf.CriticalSection (critical_section).
+variable_scope and get_variable (variable_scope), initializers (init_ops), make_template
+(template) and tf.CriticalSection (critical_section).
 
 The family's public names (TF's state_ops, variables, variable_scope and init_ops namespaces) are
 re-exported here."""

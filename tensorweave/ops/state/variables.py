@@ -27,7 +27,8 @@ from tensorweave.ops.math.elementwise import logical_not
 from tensorweave.ops.math.operators import OVERLOADED_OPERATORS
 from tensorweave.ops.state import variable_ops as state_ops
 
-__all__ = ["Variable", "VariableV1", "PartitionedVariable", "SaveSliceInfo", "global_variables", "local_variables", "trainable_variables",
+__all__ = ["Variable", "VariableV1", "PartitionedVariable", "SaveSliceInfo", "global_variables", "local_variables",
+           "trainable_variables",
            "all_variables", "model_variables", "moving_average_variables", "global_variables_initializer",
            "local_variables_initializer", "variables_initializer", "initialize_all_variables",
            "initialize_local_variables", "initialize_variables", "report_uninitialized_variables",
