@@ -140,6 +140,8 @@ class _VariableStore:
         if reuse is True:
             raise ValueError(f"PartitionedVariable {name} does not exist, or was not created with tf.get_variable(). "
                              "Did you mean to set reuse=False or reuse=tf.AUTO_REUSE in VarScope?")
+        if from_value:
+            dtype = initializer.dtype.base_dtype
         slice_dim, num_slices = _slice_dim_and_num_slices(partitions)  # type: ignore[arg-type]
         self._check_existing_shards(name, num_slices)
         full_shape = shape.as_list()
@@ -237,10 +239,13 @@ class _VariableStore:
             initial_value = initializer
         if trainable is None:
             trainable = True
+        # a Tensor initializer decides the variable's dtype, as in TF (the scope's default
+        # float32 would otherwise refuse an int64 constant)
+        variable_dtype = None if _graph.is_tensor_like(initial_value) and not callable(initial_value) else dtype
         with _graph.name_scope(None):
             variable = Variable(initial_value, trainable=trainable, collections=collections,
                                 validate_shape=validate_shape, name=name + "/",
-                                dtype=dtype, constraint=constraint)
+                                dtype=variable_dtype, constraint=constraint)
         if shape is not None and validate_shape and not shape.is_compatible_with(variable.get_shape()):
             raise ValueError(f"Initializer shape {variable.get_shape()} does not match the requested "
                              f"shape {shape} for variable {name}")
