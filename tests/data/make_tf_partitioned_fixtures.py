@@ -7,7 +7,8 @@ Run under /opt/tfref (TensorFlow 2.21, tf.compat.v1 graph mode), from the reposi
 
 Mode "tf" writes tests/data/tf_partitioned_expected.npz (partitioner answers, shard names and
 shapes, seeded initial values of partitioned variables, sharded embedding training numbers) and
-tests/data/tf_partitioned_ckpt/ (a checkpoint of a variable partitioned into 3 shards).
+tests/data/tf_partitioned_ckpt/ (a checkpoint of a variable partitioned into 3 shards) and
+tests/data/tf_partitioned_slots_ckpt/ (the same after an Adagrad step and a moving average).
 
 Mode "interchange" runs tensorweave (/work/main/.venv/bin/python with this repository first on
 sys.path) in a subprocess to write a checkpoint of a variable partitioned into 4 shards, then
@@ -120,6 +121,31 @@ def write_checkpoint(out: dict) -> None:
             saver.save(sess, os.path.join(directory, "model"), write_meta_graph=False, write_state=False)
 
 
+def write_slots_checkpoint(out: dict) -> None:
+    """A checkpoint of `emb` in 3 shards after one Adagrad step, with a moving average: the
+    slots of the shards are saved as slices of `emb/Adagrad` and `emb/ExponentialMovingAverage`."""
+    directory = os.path.join(HERE, "tf_partitioned_slots_ckpt")
+    os.makedirs(directory, exist_ok=True)
+    graph = tf.Graph()
+    with graph.as_default():
+        emb = tf.get_variable("emb", initializer=tf.constant(TABLE), partitioner=tf.fixed_size_partitioner(3))
+        rows = tf.nn.embedding_lookup(emb, tf.constant([1, 5, 9, 5]), partition_strategy="div")
+        train = tf.train.AdagradOptimizer(0.5).minimize(tf.reduce_sum(tf.square(rows)))
+        ema = tf.train.ExponentialMovingAverage(0.5)
+        with tf.control_dependencies([train]):
+            average = ema.apply(list(emb))
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(average)
+            saver.save(sess, os.path.join(directory, "model"), write_meta_graph=False, write_state=False)
+        reader = tf.train.load_checkpoint(os.path.join(directory, "model"))
+        shapes = reader.get_variable_to_shape_map()
+        out["slots_keys"] = np.array(sorted(shapes))
+        for key in ("emb", "emb/Adagrad", "emb/ExponentialMovingAverage"):
+            out["slots_" + key.replace("/", "_")] = reader.get_tensor(key)
+
+
 def _sparse(ids: list, rows: int, cols: int) -> tf.SparseTensor:
     indices, values = [], []
     for (r, c, v) in ids:
@@ -230,6 +256,7 @@ def main() -> None:
     partitioner_answers(out)
     initial_values(out)
     write_checkpoint(out)
+    write_slots_checkpoint(out)
     embeddings(out)
     np.savez(os.path.join(HERE, "tf_partitioned_expected.npz"), **out)
     print("wrote", len(out), "arrays")

@@ -155,3 +155,20 @@ def test_sparse_updates_run_on_each_shards_task(cluster):
     assert applies == {"/job:ps/replica:0/task:0/device:CPU:0", "/job:ps/replica:0/task:1/device:CPU:0"}
     changed = np.flatnonzero(np.any(after != before, axis=1))
     assert changed.tolist() == sorted(set(LOOKED_UP))
+
+
+def test_sharded_checkpoint_of_ps_shards_restores_locally(cluster, tmp_path):
+    with tf.Graph().as_default():
+        spec = tf.train.ClusterSpec(cluster["worker"][0].server_def.cluster)
+        emb, loss, train, rows = _embedding_model(True, spec)
+        saver = tf.train.Saver(sharded=True)
+        with tf.Session(cluster["worker"][0].target) as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train)
+            trained = sess.run(emb.as_tensor())
+            path = saver.save(sess, str(tmp_path / "model"), write_meta_graph=False)
+    with tf.Graph().as_default():
+        emb = tf.get_variable("emb", [ROWS, DIM])  # one variable, one device
+        with tf.Session() as sess:
+            tf.train.Saver([emb]).restore(sess, path)
+            np.testing.assert_array_equal(sess.run(emb), trained)

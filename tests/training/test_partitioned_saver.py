@@ -137,3 +137,69 @@ def test_mixing_slices_and_whole_variable_with_one_name_is_refused():
         list(var)[0]._set_save_slice_info(tf.Variable.SaveSliceInfo("a_whole", [10, 3], [0, 0], [5, 3]))
         with pytest.raises(ValueError, match="Mixing slices and non-slices with the same name: a_whole"):
             tf.train.Saver(list(var) + [whole])
+
+
+def test_sharded_saver_merges_slices_written_on_several_devices(tmp_path):
+    devices = iter(["/cpu:1", "/cpu:0", "/cpu:1", "/cpu:0"])
+    graph = tf.Graph()
+    with graph.as_default():
+        with tf.device(lambda op: next(devices) if op.type == "VariableV2" else ""):
+            emb = tf.get_variable("emb", initializer=tf.constant(TABLE), partitioner=tf.fixed_size_partitioner(4))
+        assert [v.device for v in emb] == ["/device:CPU:1", "/device:CPU:0", "/device:CPU:1", "/device:CPU:0"]
+        saver = tf.train.Saver(sharded=True)
+        with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+            sess.run(tf.global_variables_initializer())
+            path = saver.save(sess, str(tmp_path / "model"), write_meta_graph=False)
+    assert sorted(p.name for p in tmp_path.iterdir() if ".data-" in p.name) == [
+        "model.data-00000-of-00002", "model.data-00001-of-00002"]
+    np.testing.assert_array_equal(tf.train.NewCheckpointReader(path).get_tensor("emb"), TABLE)
+    graph, var, bias, full = _model(1)
+    with graph.as_default(), tf.Session() as sess:
+        tf.train.Saver([var]).restore(sess, path)
+        np.testing.assert_array_equal(sess.run(full), TABLE)
+
+
+def _slots_model(shards):
+    emb_table = np.arange(11 * 4, dtype=np.float32).reshape(11, 4) / 20.0 - 1.0
+    part = tf.fixed_size_partitioner(shards) if shards > 1 else None
+    emb = tf.get_variable("emb", initializer=tf.constant(emb_table), partitioner=part)
+    rows = tf.nn.embedding_lookup(emb, tf.constant([1, 5, 9, 5]), partition_strategy="div")
+    optimizer = tf.train.AdagradOptimizer(0.5)
+    train = optimizer.minimize(tf.reduce_sum(tf.square(rows)))
+    ema = tf.train.ExponentialMovingAverage(0.5)
+    shards_list = list(emb) if shards > 1 else [emb]
+    with tf.control_dependencies([train]):
+        average = ema.apply(shards_list)
+    slots = [optimizer.get_slot(v, "accumulator") for v in shards_list]
+    averages = [ema.average(v) for v in shards_list]
+    return emb, average, slots, averages
+
+
+def _full(parts):
+    return tf.concat(parts, 0) if len(parts) > 1 else tf.identity(parts[0])
+
+
+def test_optimizer_and_average_slots_are_slices_as_tensorflow(tmp_path):
+    with tf.Graph().as_default():
+        emb, average, slots, averages = _slots_model(3)
+        assert [s._save_slice_info.full_name for s in slots] == ["emb/Adagrad"] * 3
+        assert [a._save_slice_info.spec for a in averages] == ["11 4 0,4:0,4", "11 4 4,4:0,4", "11 4 8,3:0,4"]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(average)
+            path = tf.train.Saver().save(sess, str(tmp_path / "model"), write_meta_graph=False)
+    reader = tf.train.NewCheckpointReader(path)
+    assert sorted(reader.get_variable_to_shape_map()) == list(EXPECTED["slots_keys"])
+    for key in ("emb", "emb/Adagrad", "emb/ExponentialMovingAverage"):
+        np.testing.assert_allclose(reader.get_tensor(key), EXPECTED["slots_" + key.replace("/", "_")], rtol=1e-6)
+
+
+@pytest.mark.parametrize("shards", [2, 1])
+def test_tensorflow_slots_checkpoint_restores_into_other_shard_counts(shards):
+    with tf.Graph().as_default():
+        emb, average, slots, averages = _slots_model(shards)
+        with tf.Session() as sess:
+            tf.train.Saver().restore(sess, os.path.join(DATA, "tf_partitioned_slots_ckpt", "model"))
+            values = sess.run([_full(list(emb) if shards > 1 else [emb]), _full(slots), _full(averages)])
+    for value, key in zip(values, ("emb", "emb/Adagrad", "emb/ExponentialMovingAverage")):
+        np.testing.assert_array_equal(value, EXPECTED["slots_" + key.replace("/", "_")])
