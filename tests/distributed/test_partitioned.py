@@ -172,3 +172,28 @@ def test_sharded_checkpoint_of_ps_shards_restores_locally(cluster, tmp_path):
         with tf.Session() as sess:
             tf.train.Saver([emb]).restore(sess, path)
             np.testing.assert_array_equal(sess.run(emb), trained)
+
+
+def test_shard_initializers_run_on_their_ps_task(cluster, monkeypatch):
+    def build(spec=None):
+        setter = tf.train.replica_device_setter(cluster=spec) if spec else None
+        with tf.device(setter):
+            emb = tf.get_variable("big", [ROWS, DIM], initializer=tf.random_uniform_initializer(-1.0, 1.0, seed=5),
+                                  partitioner=tf.fixed_size_partitioner(2))
+        return emb
+    with tf.Graph().as_default():
+        emb = build()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            local = sess.run(emb.as_tensor())
+    counter = _PushCounter(monkeypatch)
+    with tf.Graph().as_default():
+        emb = build(tf.train.ClusterSpec(cluster["worker"][0].server_def.cluster))
+        with tf.Session(cluster["worker"][0].target) as sess:
+            counter.reset()
+            sess.run(tf.global_variables_initializer())
+            init_bytes = counter.bytes
+            np.testing.assert_array_equal(sess.run(emb.as_tensor()), local)
+    # the shards are drawn where they live (TF colocates an initializer with its variable):
+    # no table crosses tasks to initialize it
+    assert init_bytes < 1024, counter.tensors

@@ -35,6 +35,19 @@ __all__ = ["Variable", "VariableV1", "PartitionedVariable", "SaveSliceInfo", "gl
            "assert_variables_initialized"]
 
 
+class _PendingColocation:
+    """Stands on the colocation stack for an op about to be created under `name` (TF's
+    `_attr_scope({"_class": loc:@name})`): ops made inside join its group, with no device."""
+
+    device = ""
+
+    def __init__(self, name: str) -> None:
+        self._groups = [f"loc:@{name}"]
+
+    def _colocation_groups(self) -> list[str]:
+        return self._groups
+
+
 class SaveSliceInfo:
     """Where a variable sits inside a larger one it is a slice of (TF's Variable.SaveSliceInfo):
     the full variable's name and shape, and this slice's offset and shape in it. A Saver writes
@@ -116,8 +129,11 @@ class Variable:
                                                    [] if init_from_fn else [initial_value]) as scope:
             if init_from_fn:
                 # As TF: an initializer function runs outside the device scopes (a
-                # replica_device_setter would otherwise pin it to the worker).
-                with graph.name_scope("Initializer"), graph.device(None):
+                # replica_device_setter would otherwise pin it to the worker) but colocated
+                # with the variable it initializes, which does not exist yet: its ops name the
+                # variable's group, so a table on a PS task is drawn there, not shipped there.
+                with graph.name_scope("Initializer"), graph.device(None), \
+                        graph.colocate_with(_PendingColocation(scope.rstrip("/"))):
                     initial = convert_to_tensor(initial_value(), dtype=dtype, name="initial_value")
             else:
                 initial = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
