@@ -197,3 +197,18 @@ def test_shard_initializers_run_on_their_ps_task(cluster, monkeypatch):
     # the shards are drawn where they live (TF colocates an initializer with its variable):
     # no table crosses tasks to initialize it
     assert init_bytes < 1024, counter.tensors
+
+
+def test_replica_device_setter_deals_shards_round_robin():
+    with tf.Graph().as_default():
+        with tf.device(tf.train.replica_device_setter(ps_tasks=3)):
+            a = tf.get_variable("a", [10, 2], partitioner=tf.fixed_size_partitioner(4))
+            b = tf.get_variable("b", [3])
+            rows = tf.nn.embedding_lookup(a, tf.constant([0, 9]), partition_strategy="div")
+            train = tf.train.AdagradOptimizer(0.1).minimize(tf.reduce_sum(rows) + tf.reduce_sum(b))
+        assert [v.device for v in a] + [b.device] == [
+            "/job:ps/task:0", "/job:ps/task:1", "/job:ps/task:2", "/job:ps/task:0", "/job:ps/task:1"]
+        graph = tf.get_default_graph()
+        applies = [op for op in graph.get_operations() if op.type == "SparseApplyAdagrad"]
+        assert sorted(op.device for op in applies) == sorted(v.device for v in a)
+        assert train.device == "/job:worker"
