@@ -149,7 +149,8 @@ class _VariableStore:
         for i, (offset, var_shape) in enumerate(_iter_slices(full_shape, num_slices, slice_dim)):
             shard_name = f"{name}/part_{i}"
             info = _PartitionInfo(full_shape, offset)
-            with _graph.name_scope(shard_name + "/PartitionedInitializer"):
+            # absolute, as TF opens it outside the caller's name scope
+            with _graph.name_scope(shard_name + "/PartitionedInitializer/"):
                 if initializer is None or callable(initializer) and not _graph.is_tensor_like(initializer):
                     init: Any = initializer
                     init_shape: Any = var_shape
@@ -251,7 +252,8 @@ class _VariableStore:
                              f"shape {shape} for variable {name}")
         self.vars[name] = variable
         if regularizer is not None:
-            with _graph.name_scope(name + "/Regularizer/"):
+            # next to the variable, as TF: a shard on a PS task sends its scalar loss, not itself
+            with variable.graph.colocate_with(variable.op), _graph.name_scope(name + "/Regularizer/"):
                 loss = regularizer(variable)
             if loss is not None:
                 _graph.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)

@@ -196,3 +196,23 @@ def test_create_partitioned_variables():
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             np.testing.assert_array_equal(sess.run(parts[1]), np.full([3, 3], 1.5, np.float32))
+
+
+def test_graph_names_and_regularizer_placement_as_tensorflow():
+    with tf.Graph().as_default() as graph:
+        with tf.variable_scope("s"):
+            tf.get_variable("v", initializer=tf.constant(np.ones((5, 3), np.float32)),
+                            partitioner=tf.fixed_size_partitioner(2))
+            w = tf.get_variable("w", [4, 3], partitioner=tf.fixed_size_partitioner(2),
+                                regularizer=lambda x: tf.reduce_sum(x))
+        names = {op.name: op for op in graph.get_operations()}
+        # the slice of a Tensor initializer is made in the shard's absolute scope, as TF's
+        assert "s/v/part_0/PartitionedInitializer/Slice" in names
+        assert "s/v/part_1/PartitionedInitializer/Slice" in names
+        losses = tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)
+        assert [t.name for t in losses] == ["s/w/part_0/Regularizer/Sum:0", "s/w/part_1/Regularizer/Sum:0"]
+        assert [t.op.colocation_groups() for t in losses] == [[b"loc:@s/w/part_0"], [b"loc:@s/w/part_1"]]
+        # initializers are colocated with the shard they initialize
+        init = names["s/w/part_1/Initializer/random_uniform/RandomUniform"]
+        assert init.colocation_groups() == [b"loc:@s/w/part_1"]
+        assert len(list(w)) == 2
