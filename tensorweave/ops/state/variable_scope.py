@@ -68,6 +68,9 @@ class VariableScope:
     def set_regularizer(self, regularizer: Any) -> None:
         self.regularizer = regularizer
 
+    def set_partitioner(self, partitioner: Any) -> None:
+        self.partitioner = partitioner
+
     def set_dtype(self, dtype: Any) -> None:
         self.dtype = _dtypes.as_dtype(dtype)
 

@@ -128,6 +128,10 @@ def test_reuse_and_errors():
                 tf.get_variable("v", [5, 2], partitioner=part)
         with tf.variable_scope("s", reuse=tf.AUTO_REUSE, partitioner=part):
             assert tf.get_variable("v", [6, 2]) is v
+        with tf.variable_scope("t") as scope:
+            scope.set_partitioner(tf.fixed_size_partitioner(3))
+            assert scope.partitioner is not None
+            assert len(list(tf.get_variable("x", [6, 2]))) == 3
         with tf.variable_scope("s", partitioner=part):
             with pytest.raises(ValueError, match="already exists"):
                 tf.get_variable("v", [6, 2])
