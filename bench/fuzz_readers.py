@@ -1,5 +1,9 @@
 """The long fuzz run (issue 10): 10x the cases of tests/reliability/test_fuzz_readers.py, on other
 seeds, through the same harness (tests/reliability/fuzz.py), each target in its own process.
+The target "services" (issue 13) is 10x the cases of tests/distributed/test_fuzz_services.py:
+hostile calls to every method of a server process (tests/distributed/service_fuzz.py); there
+"error" counts TF error replies and clean gRPC statuses, "correct" well-formed replies, "other"
+INTERNAL errors and broken replies, "hang" calls past their deadline, "crashed" a server that died.
 
 Prints per target: cases, clean errors (the error classes TensorFlow raises there), correct
 results, accepted results (a damaged file that is still well-formed, e.g. a GraphDef whose
@@ -12,11 +16,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
+import types
 from typing import Any
 
 from common import ROOT  # noqa: F401  (puts the project root on sys.path)
 
+from tests.distributed import service_fuzz, test_fuzz_services
+from tests.distributed.task_process import TaskProcess
 from tests.reliability.test_fuzz_readers import CASES, run_fuzz
 
 COLUMNS = ["cases", "error", "correct", "accepted", "wrong", "other", "hang"]
@@ -40,6 +48,33 @@ def _run_all(target: str, seed: int, cases: int) -> tuple[dict, int, Any]:
     return total, crashed, proc
 
 
+def _run_services(seed: int, cases: int) -> tuple[dict, int, Any]:
+    """The services target: `cases` hostile calls to a fresh server process."""
+    total: dict[str, Any] = dict.fromkeys(COLUMNS, 0) | {"error_classes": {}, "failures": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        task = TaskProcess({"worker": ["127.0.0.1:0"]}, "worker", 0, f"{tmp}/task.err")
+        try:
+            figures = service_fuzz.run(task.address, seed, cases, service_fuzz.service_methods())
+            crashed = 0 if task.alive() else 1
+        finally:
+            task.stop()
+            # What the report shows for a crashed target (as a finished subprocess.run would).
+            process = types.SimpleNamespace(returncode=task.proc.returncode, stderr=task.stderr())
+    for outcome, count in figures["counts"].items():
+        total["cases"] += count
+        if outcome == "ok":
+            total["correct"] += count
+        elif outcome == "status:DEADLINE_EXCEEDED":
+            total["hang"] += count
+        elif service_fuzz.is_failure(outcome):
+            total["other"] += count
+        else:
+            total["error"] += count
+            total["error_classes"][outcome.split(":")[1]] = count
+    total["failures"] = [{"case": f.split(" ")[1], "outcome": f, "detail": ""} for f in figures["failures"]]
+    return total, crashed, process
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=int, default=10, help="cases per target: this many times the suite's")
@@ -49,10 +84,14 @@ def main() -> int:
     print(f"{'target':20s} {header}  error classes")
     totals = dict.fromkeys(COLUMNS + ["crashed"], 0)
     failures = []
-    for target, base in sorted(CASES.items()):
+    targets = sorted(CASES.items()) + [("services", test_fuzz_services.CASES)]
+    for target, base in targets:
         cases = base * args.scale
         start = time.perf_counter()
-        figures, crashed, proc = _run_all(target, args.seed, cases)
+        if target == "services":
+            figures, crashed, proc = _run_services(args.seed, cases)
+        else:
+            figures, crashed, proc = _run_all(target, args.seed, cases)
         seconds = time.perf_counter() - start
         for column in COLUMNS:
             totals[column] += figures[column]

@@ -133,6 +133,13 @@ class GrpcSessionBackend:
                 pass  # the master is gone: so is the session
 
 
+    def release(self) -> None:
+        """Close from a garbage-collected session: on a thread of its own, never blocking the
+        collector on a master that may be slow or gone."""
+        if self.handle is not None:
+            threading.Thread(target=self.close, name="tw-session-release", daemon=True).start()
+
+
 class _Described:
     """A device described by a master (what _DeviceAttributes reads)."""
 

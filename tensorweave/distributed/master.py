@@ -9,8 +9,11 @@ the in-process worker called directly.
 
 Failures: a RunGraph that fails, a task that does not answer the periodic health check (a dead
 process, or one that stopped answering) or that restarted (new incarnation) aborts every task's
-part of the running steps with UnavailableError/AbortedError naming the task, so waiting kernels
-wake everywhere; later steps fail at once while the task stays unhealthy.
+part of the running steps that use it with UnavailableError/AbortedError naming the task, so
+waiting kernels wake everywhere; the step returns its error without waiting for the failed task.
+Later steps that use the task fail at once while it stays unhealthy (a restarted task stays so
+for this session: its graphs and state are gone); steps on the other tasks go on. Calls made
+while building a plan give up as soon as their task is found unhealthy.
 """
 from __future__ import annotations
 
@@ -61,14 +64,16 @@ def _parse(proto: Any, tensor: Any, what: str) -> Any:
 
 
 class _Step:
-    """One running step: its pending task calls, results and first error."""
+    """One running step: its plan, pending task calls, results and first error."""
 
-    def __init__(self, step_id: int, num_fetches: int) -> None:
+    def __init__(self, step_id: int, plan: "DistributedPlan") -> None:
         self.step_id = step_id
-        self.results: list[Any] = [None] * num_fetches
+        self.plan = plan
+        self.results: list[Any] = [None] * plan.num_fetches
         self.error: Optional[BaseException] = None
         self.pending = 0
         self.stats: Any = None  # a StepStats proto when the step is traced
+        self.calls: dict[str, Any] = {}  # task -> its RunGraph call in flight (remote tasks)
         self.lock = threading.Lock()
         self.done = threading.Event()
 
@@ -105,15 +110,15 @@ class DistributedPlan:
         self.graphs: list[TaskGraph] = list(task_graphs(partitions, target_ops).values())
         # The in-process task last: the remote calls start first, then it runs on this thread.
         self.graphs.sort(key=lambda g: g.task == session.master.task)
+        self.tasks = frozenset(g.task for g in self.graphs)
         self.handles: list[str] = []
         registered: list[tuple[str, str]] = []
         config = _uint8(session.config.SerializeToString())
         try:
             for g in self.graphs:
-                reply = session.client(g.task).call(
-                    "RegisterGraph", {"incarnations": session.incarnations},
-                    [("graph_def", _uint8(g.graph_def.SerializeToString())), ("config", config)],
-                    timeout=session.call_timeout)
+                reply = session.call_watched(
+                    g.task, "RegisterGraph", {"incarnations": session.incarnations, "session": session.handle},
+                    [("graph_def", _uint8(g.graph_def.SerializeToString())), ("config", config)])
                 handle = str(reply.header["handle"])
                 self.handles.append(handle)
                 registered.append((g.task, handle))
@@ -233,15 +238,52 @@ class MasterSession:
         for plan in old:
             self.deregister(plan.registered)
 
-    def deregister(self, registered: Sequence[tuple[str, str]]) -> None:
-        by_task: dict[str, list[str]] = {}
+    def deregister(self, registered: Sequence[tuple[str, str]], closing: bool = False) -> None:
+        """Drops graphs on their tasks; `closing`: the session ends, so does its state on every
+        task (stateful kernels: queues without a shared name, random generators)."""
+        by_task: dict[str, list[str]] = {t: [] for t in self.tasks} if closing else {}
         for task, handle in registered:
             by_task.setdefault(task, []).append(handle)
         for task, handles in by_task.items():
+            if task in self.unhealthy:  # gone, restarted or not answering: nothing to tell it
+                continue
+            header: dict[str, Any] = {"handles": handles}
+            if closing:
+                header["close_session"] = self.handle
             try:
-                self.client(task).call("DeregisterGraph", {"handles": handles}, timeout=HEALTH_TIMEOUT_S)
+                self.client(task).call("DeregisterGraph", header, timeout=HEALTH_TIMEOUT_S)
             except errors.OpError:
                 pass  # the task is gone: so are its graphs
+
+    def call_watched(self, task: str, method: str, header: dict, tensors: Sequence[tuple[str, Any]]) -> wire.Message:
+        """A call (within the operation timeout, if set) that fails as soon as the health check
+        finds its task unhealthy, rather than waiting on a task that stopped answering."""
+        self.raise_if_unhealthy((task,))
+        client = self.client(task)
+        if isinstance(client, rpc.LocalClient):
+            return client.call(method, header, tensors)
+        outcome: list[Any] = []
+        done = threading.Event()
+
+        def finished(error: Optional[BaseException], reply: Optional[wire.Message]) -> None:
+            outcome.extend((error, reply))
+            done.set()
+
+        future = client.call_async(method, header, tensors, finished, timeout=self.call_timeout)
+        while not done.wait(0.1):
+            if task in self.unhealthy:
+                future.cancel()
+                self.raise_if_unhealthy((task,))
+        done.wait()
+        if outcome[0] is not None:
+            raise outcome[0]
+        return outcome[1]
+
+    def raise_if_unhealthy(self, tasks: Any) -> None:
+        for task in tasks:
+            err = self.unhealthy.get(task)
+            if err is not None:
+                raise type(err)(None, None, err.message) if isinstance(err, errors.OpError) else err
 
     def plan(self, feeds: Sequence[str], fetches: Sequence[str], targets: Sequence[str]) -> DistributedPlan:
         key = (tuple(feeds), tuple(fetches), tuple(targets))
@@ -261,11 +303,8 @@ class MasterSession:
             raise errors.AbortedError(None, None, f"Session {self.handle} is closed")
         plan = self.plan(feeds, fetches, targets)
         if self.unhealthy:
-            for g in plan.graphs:
-                err = self.unhealthy.get(g.task)
-                if err is not None:
-                    raise type(err)(None, None, err.message) if isinstance(err, errors.OpError) else err
-        step = _Step(self.master.new_step_id(), plan.num_fetches)
+            self.raise_if_unhealthy(plan.tasks)
+        step = _Step(self.master.new_step_id(), plan)
         step.stats = step_stats
         timeout = timeout or self.call_timeout
         self.running[step.step_id] = step
@@ -280,6 +319,8 @@ class MasterSession:
     def _run(self, plan: DistributedPlan, step: _Step, values: Sequence[Any], timeout: Optional[float]) -> None:
         local_index = None
         step.pending = len(plan.graphs)
+        if not plan.graphs:  # nothing to run (no fetches, no targets): no call would end the step
+            return
         for i, (g, header) in enumerate(zip(plan.graphs, plan.headers)):
             header = dict(header, step=step.step_id, timeout=timeout)
             if step.stats is not None:
@@ -290,7 +331,8 @@ class MasterSession:
                 local_index = i
                 local_call = (client, header, tensors)
                 continue
-            client.call_async("RunGraph", header, tensors, self._finisher(plan, step, i), timeout=timeout)
+            step.calls[g.task] = client.call_async("RunGraph", header, tensors, self._finisher(plan, step, i),
+                                                   timeout=timeout)
         if local_index is not None:
             client, header, tensors = local_call
             try:
@@ -304,7 +346,8 @@ class MasterSession:
             if deadline is not None and time.monotonic() > deadline:
                 self._abort(plan, step, errors.DeadlineExceededError(None, None, "Timed out waiting for notification"))
         if step.error is not None:
-            # Give the other tasks a moment to end their part (they were told to), never a hang.
+            # Give the other tasks a moment to end their part (they were told to; a task that
+            # stopped answering is not waited for), never a hang.
             end = time.monotonic() + ABORT_GRACE_S
             while step.pending > 0 and time.monotonic() < end:
                 time.sleep(0.01)
@@ -330,10 +373,19 @@ class MasterSession:
                 step.done.set()
         return finished
 
-    def _abort(self, plan: DistributedPlan, step: _Step, error: BaseException) -> None:
+    def _abort(self, plan: DistributedPlan, step: _Step, error: BaseException,
+               unresponsive: Optional[str] = None) -> None:
+        """Fails the step and tells every task of it to end its part. `unresponsive`: a task
+        that stopped answering: its RunGraph is not waited for, and the other tasks cut off
+        their pushes to it."""
         if not step.fail(error):
             return
         header = dict(wire.error_header(error), step=step.step_id)
+        if unresponsive is not None:
+            header["unresponsive"] = unresponsive
+            call = step.calls.get(unresponsive)
+            if call is not None:
+                call.cancel()  # its callback counts the task as done
         for g in plan.graphs:
             client = self.client(g.task)
             try:
@@ -346,33 +398,64 @@ class MasterSession:
 
     # -- health -----------------------------------------------------------------------------------
     def _check_health(self) -> None:
+        """Every HEALTH_INTERVAL_S, asks all remote tasks at once for their status."""
         while not self._stop.wait(HEALTH_INTERVAL_S):
-            used = {g.task for plan in list(self.plans.values()) for g in plan.graphs}
-            for task in sorted(used):
-                client = self.client(task)
-                if isinstance(client, rpc.LocalClient) or self._stop.is_set():
-                    continue
-                try:
-                    reply = client.call("GetStatus", {}, timeout=HEALTH_TIMEOUT_S)
-                    if int(reply.header.get("incarnation", 0)) != self.task_incarnations.get(task):
-                        raise errors.AbortedError(None, None, f"Task {task} restarted (new incarnation); "
-                                                  "its state and registered graphs are gone")
-                    self.unhealthy.pop(task, None)
-                except errors.OpError as err:
-                    if isinstance(err, errors.DeadlineExceededError):
-                        err = errors.UnavailableError(None, None, f"Task {task} stopped answering: no reply to the "
-                                                      f"health check within {HEALTH_TIMEOUT_S:g} s")
-                    elif isinstance(err, errors.UnavailableError):
-                        err = errors.UnavailableError(None, None, f"Task {task} is unavailable: {err.message}")
-                    self.unhealthy[task] = err
-                    self._fail_running(task, err)
+            replies: dict[str, tuple[Optional[BaseException], Optional[wire.Message]]] = {}
+            done = threading.Event()
+            # Only the tasks this session's plans use (and that have come up): a worker of
+            # between-graph replication does not depend on the other workers.
+            used = {t for plan in list(self.plans.values()) for t in plan.tasks}
+            remote = [t for t in sorted(used)
+                      if t not in self.pending and not isinstance(self.client(t), rpc.LocalClient)]
+            if not remote:
+                continue
 
-    def _fail_running(self, task: str, error: BaseException) -> None:
+            def answered(task: str) -> Callable[[Optional[BaseException], Optional[wire.Message]], None]:
+                def record(error: Optional[BaseException], reply: Optional[wire.Message]) -> None:
+                    replies[task] = (error, reply)
+                    if len(replies) == len(remote):
+                        done.set()
+                return record
+
+            for task in remote:
+                try:
+                    self.client(task).call_async("GetStatus", {}, [], answered(task), timeout=HEALTH_TIMEOUT_S)
+                except ValueError as err:  # the channel was closed: this task's server is stopping
+                    answered(task)(errors.CancelledError(None, None, str(err)), None)
+            done.wait(HEALTH_TIMEOUT_S + 1.0)
+            if self._stop.is_set():
+                return
+            for task in remote:
+                error, reply = replies.get(task, (errors.DeadlineExceededError(None, None, "no reply"), None))
+                self._health_of(task, error, reply)
+
+    def _health_of(self, task: str, error: Optional[BaseException], reply: Optional[wire.Message]) -> None:
+        if isinstance(error, errors.CancelledError):
+            return  # the call was cut off here (a channel closed): no news about the task
+        if error is None and reply is not None:
+            if int(reply.header.get("incarnation", 0)) == self.task_incarnations.get(task):
+                self.unhealthy.pop(task, None)
+                return
+            error = errors.AbortedError(None, None, f"Task {task} restarted (new incarnation); its state and "
+                                        "registered graphs are gone")
+        unresponsive = None
+        if isinstance(error, errors.DeadlineExceededError):
+            unresponsive = task
+            error = errors.UnavailableError(None, None, f"Task {task} stopped answering: no reply to the health "
+                                            f"check within {HEALTH_TIMEOUT_S:g} s")
+        elif isinstance(error, errors.UnavailableError):
+            error = errors.UnavailableError(None, None, f"Task {task} is unavailable: {error.message}")
+        elif not isinstance(error, errors.OpError):
+            error = errors.UnavailableError(None, None, f"Task {task} failed the health check: {error}")
+        if task not in self.unhealthy:
+            _log.warning("%s", error.message)
+        self.unhealthy[task] = error
+        self._fail_running(task, error, unresponsive)
+
+    def _fail_running(self, task: str, error: BaseException, unresponsive: Optional[str] = None) -> None:
         for step in list(self.running.values()):
-            for plan in list(self.plans.values()):
-                if any(g.task == task for g in plan.graphs):
-                    self._abort(plan, step, error)
-                    break
+            if task in step.plan.tasks:
+                self._abort(step.plan, step, error, unresponsive)
 
     def close(self) -> None:
         if self.closed:
@@ -381,11 +464,8 @@ class MasterSession:
         self._stop.set()
         error = errors.CancelledError(None, None, "Session has been closed.")
         for step in list(self.running.values()):
-            for plan in list(self.plans.values()):
-                self._abort(plan, step, error)
-                break
-        for plan in list(self.plans.values()):
-            self.deregister(plan.registered)
+            self._abort(step.plan, step, error)
+        self.deregister([r for plan in list(self.plans.values()) for r in plan.registered], closing=True)
         self.plans = {}
 
 

@@ -23,12 +23,29 @@ from tensorweave.framework import errors
 
 SERVICE = "tensorweave.Task"
 _UNLIMITED = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
+# A task that went away is tried again at least every second (gRPC's default backoff grows to
+# two minutes), so a restarted task is reached as soon as it serves: recovery waits on it.
+_RECONNECT = [("grpc.initial_reconnect_backoff_ms", 100), ("grpc.min_reconnect_backoff_ms", 100),
+              ("grpc.max_reconnect_backoff_ms", 1000)]
 _log = logging.getLogger("tensorweave.distributed")
 
 _MAX_CALLERS = 16  # threads per client making asynchronous calls
 
 # handler(message) -> (reply header, reply tensors)
 Handler = Callable[[wire.Message], tuple[dict, Sequence[tuple[str, Any]]]]
+
+
+class WithCall:
+    """A handler that is also given its gRPC call context (None when called in process), to
+    learn when the call ends early: the caller's process died or it cancelled."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[[wire.Message, Any], tuple[dict, Sequence[tuple[str, Any]]]]) -> None:
+        self.fn = fn
+
+    def __call__(self, message: wire.Message) -> tuple[dict, Sequence[tuple[str, Any]]]:
+        return self.fn(message, None)
 
 
 def _identity(data: Any) -> Any:
@@ -51,26 +68,36 @@ def make_server(address: str, handlers: dict[str, Handler], max_workers: int = 6
     returns (server, bound port)."""
     check = security.TokenCheck(security.cluster_token())
 
+    def bound(handler: Handler, context: Any) -> Handler:
+        if isinstance(handler, WithCall):
+            fn = handler.fn
+            return lambda message: fn(message, context)
+        return handler
+
     def unary(handler: Handler) -> Any:
         def call(request: bytes, context: Any) -> bytes:
             if not check.allowed(context):
                 context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong cluster token")
-            return _reply(handler, lambda: wire.decode(request))
+            return _reply(bound(handler, context), lambda: wire.decode(request))
         return grpc.unary_unary_rpc_method_handler(call, _identity, _identity)
 
     def streamed(handler: Handler) -> Any:
         def call(pieces: Iterable[bytes], context: Any) -> bytes:
             if not check.allowed(context):
                 context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or wrong cluster token")
-            return _reply(handler, lambda: wire.decode_stream(pieces))
+            return _reply(bound(handler, context), lambda: wire.decode_stream(pieces))
         return grpc.stream_unary_rpc_method_handler(call, _identity, _identity)
 
     methods = {}
     for name, handler in handlers.items():
         methods[name] = unary(handler)
         methods[name + "Stream"] = streamed(handler)
+    # A client sends nothing larger than wire.MAX_PIECE in one gRPC message (larger messages are
+    # streamed), so a bigger one is refused (RESOURCE_EXHAUSTED) before gRPC buffers it whole,
+    # even from a peer without the cluster token, whose call is refused only after it arrived.
+    options = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", wire.MAX_PIECE)]
     server = grpc.server(futures.ThreadPoolExecutor(max_workers, thread_name_prefix="tw-rpc"),
-                         options=_UNLIMITED,
+                         options=options,
                          handlers=[grpc.method_handlers_generic_handler(SERVICE, methods)])
     credentials = security.server_credentials()
     if credentials is None:
@@ -82,17 +109,21 @@ def make_server(address: str, handlers: dict[str, Handler], max_workers: int = 6
     return server, port
 
 
+# gRPC statuses that keep their meaning as TF errors (TF's codes are gRPC's); any other status
+# is a transport failure: UnavailableError, which training loops recover from.
+_STATUS_ERRORS = {grpc.StatusCode.DEADLINE_EXCEEDED: errors.DeadlineExceededError,
+                  grpc.StatusCode.UNAUTHENTICATED: errors.UnauthenticatedError,
+                  grpc.StatusCode.PERMISSION_DENIED: errors.PermissionDeniedError,
+                  grpc.StatusCode.CANCELLED: errors.CancelledError,
+                  grpc.StatusCode.RESOURCE_EXHAUSTED: errors.ResourceExhaustedError,
+                  grpc.StatusCode.UNIMPLEMENTED: errors.UnimplementedError}
+
+
 def transport_error(err: grpc.RpcError, task: str, method: str) -> errors.OpError:
     code = err.code() if hasattr(err, "code") else None
     details = err.details() if hasattr(err, "details") else str(err)
     text = f"{method} to task {task} failed: {details}"
-    if code == grpc.StatusCode.DEADLINE_EXCEEDED:
-        return errors.DeadlineExceededError(None, None, text)
-    if code == grpc.StatusCode.UNAUTHENTICATED:
-        return errors.UnauthenticatedError(None, None, text)
-    if code == grpc.StatusCode.CANCELLED:
-        return errors.CancelledError(None, None, text)
-    return errors.UnavailableError(None, None, text)
+    return _STATUS_ERRORS.get(code, errors.UnavailableError)(None, None, text)
 
 
 class TaskClient:
@@ -102,7 +133,7 @@ class TaskClient:
         self.task = task
         self.address = address
         credentials = security.channel_credentials()
-        options = _UNLIMITED + security.channel_options()
+        options = _UNLIMITED + _RECONNECT + security.channel_options()
         if credentials is None:
             self.channel = grpc.insecure_channel(address, options=options)
         else:

@@ -3,7 +3,8 @@
 - A server binds only the address its cluster spec gives it (server.py).
 - A shared cluster token, from the environment variable TENSORWEAVE_CLUSTER_TOKEN, is sent by
   every client call (gRPC metadata) and checked by every service method; a call without it, or
-  with another, is refused with UNAUTHENTICATED and logged with the peer's address.
+  with another, is refused with UNAUTHENTICATED and logged with the peer's address (a flood of
+  refusals from one host is logged once per LOG_EVERY_S seconds, with the count).
 - Optional TLS: TENSORWEAVE_TLS_CERT and TENSORWEAVE_TLS_KEY (PEM files) make a server speak TLS;
   TENSORWEAVE_TLS_CA (a PEM file) makes clients verify servers against that CA (a task's client
   uses the CA when it is set, else the server certificate itself as the root). TLS names are
@@ -15,6 +16,8 @@ from __future__ import annotations
 import hmac
 import logging
 import os
+import threading
+import time
 from typing import Any, Optional
 
 import grpc
@@ -23,6 +26,8 @@ TOKEN_ENV = "TENSORWEAVE_CLUSTER_TOKEN"
 CERT_ENV, KEY_ENV, CA_ENV = "TENSORWEAVE_TLS_CERT", "TENSORWEAVE_TLS_KEY", "TENSORWEAVE_TLS_CA"
 SERVER_NAME_ENV = "TENSORWEAVE_TLS_SERVER_NAME"
 TOKEN_METADATA = "tensorweave-cluster-token"
+LOG_EVERY_S = 10.0
+_MAX_LOGGED_HOSTS = 4096
 
 _log = logging.getLogger("tensorweave.distributed")
 
@@ -64,10 +69,12 @@ def channel_options() -> list[tuple[str, Any]]:
 
 
 class TokenCheck:
-    """Checks the cluster token of a call (constant-time comparison)."""
+    """Checks the cluster token of a call (constant-time comparison); logs refusals."""
 
     def __init__(self, token: Optional[str]) -> None:
         self._token = token.encode("utf-8") if token else None
+        self._logged: dict[str, tuple[float, int]] = {}  # peer host -> (last logged, refusals since)
+        self._lock = threading.Lock()
 
     @property
     def enabled(self) -> bool:
@@ -81,5 +88,19 @@ class TokenCheck:
                 given = value.encode("utf-8") if isinstance(value, str) else bytes(value)
                 if hmac.compare_digest(given, self._token):
                     return True
-        _log.warning("Refused a call without a valid cluster token from %s", context.peer())
+        self._log_refusal(str(context.peer()))
         return False
+
+    def _log_refusal(self, peer: str) -> None:
+        host = peer.rpartition(":")[0] or peer  # "ipv4:10.0.0.7:53412": one line per host, not per port
+        now = time.monotonic()
+        with self._lock:
+            last, quiet = self._logged.get(host, (float("-inf"), 0))
+            if now - last < LOG_EVERY_S:
+                self._logged[host] = (last, quiet + 1)
+                return
+            if len(self._logged) >= _MAX_LOGGED_HOSTS:
+                self._logged.clear()
+            self._logged[host] = (now, 0)
+        more = f" ({quiet} more refused from {host} since the last report)" if quiet else ""
+        _log.warning("Refused a call without a valid cluster token from %s%s", peer, more)

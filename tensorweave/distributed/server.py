@@ -90,12 +90,14 @@ class Server:
         handlers.update(self._master.handlers())
         self._grpc, port = rpc.make_server(address, handlers)
         host = address.rpartition(":")[0]
-        if address.rpartition(":")[2] == "0":  # a port picked now: the cluster records it
-            address = f"{host}:{port}"
-            for job_def in self._server_def.cluster.job:
+        if address.rpartition(":")[2] == "0":  # a port picked now: the cluster records it (TF's
+            address = f"{host}:{port}"         # server_def keeps the 0 the user gave)
+            cluster_def = type(self._server_def.cluster)()
+            cluster_def.CopyFrom(self._server_def.cluster)
+            for job_def in cluster_def.job:
                 if job_def.name == job:
                     job_def.tasks[task] = address
-            cluster = ClusterSpec(self._server_def.cluster)
+            cluster = ClusterSpec(cluster_def)
             self._worker.cluster = cluster
             self._master.cluster = cluster
         self._address = address

@@ -18,6 +18,7 @@ allocation.
 from __future__ import annotations
 
 import json
+import math
 import struct
 from typing import Any, Iterable, Iterator, Optional, Sequence
 
@@ -30,8 +31,14 @@ _PREFIX = struct.Struct("<4sI")
 # Messages up to this size go as one gRPC message; larger ones as a stream of CHUNK-byte pieces.
 STREAM_THRESHOLD = 4 << 20
 CHUNK = 1 << 20
-# The largest header accepted (headers carry names, shapes and small arguments only).
-MAX_HEADER = 64 << 20
+# The largest header accepted (headers carry names, shapes and small arguments only; a GraphDef
+# travels as a tensor).
+MAX_HEADER = 16 << 20
+# The largest single gRPC message a sender makes: a unary message, or a stream's first piece
+# (prefix and header); servers refuse larger ones before reading them whole.
+MAX_PIECE = _PREFIX.size + max(STREAM_THRESHOLD, MAX_HEADER, CHUNK)
+# The largest tensor a shape may describe (numpy's limit on an array's bytes is 2**63).
+_MAX_TENSOR_BYTES = 1 << 62
 
 _NUMERIC = {np.dtype(t).str: np.dtype(t) for t in (
     np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
@@ -90,6 +97,9 @@ def encode(header: dict, tensors: Sequence[tuple[str, Any]] = ()) -> list[Any]:
     header = dict(header)
     header["tensors"] = entries
     text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    if len(text) > MAX_HEADER:  # the receiver would refuse it: say so here, naming the limit
+        raise errors.InvalidArgumentError(None, None, f"Message header of {len(text)} bytes (names and arguments) "
+                                          f"exceeds the limit of {MAX_HEADER} bytes")
     return [_PREFIX.pack(MAGIC, len(text)) + text, *buffers]
 
 
@@ -120,8 +130,8 @@ def _parse_header(data: Any) -> tuple[dict, int]:
         raise _bad(f"declared header size {header_len} exceeds the message")
     try:
         header = json.loads(bytes(data[_PREFIX.size:_PREFIX.size + header_len]).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as err:
-        raise _bad(f"header is not JSON ({err})") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as err:  # (deep nesting: RecursionError)
+        raise _bad(f"header is not JSON ({str(err)[:200]})") from None
     if not isinstance(header, dict):
         raise _bad("header is not an object")
     return header, _PREFIX.size + header_len
@@ -141,7 +151,10 @@ def _check_entries(header: dict) -> list[tuple[str, str, tuple[int, ...], int, b
                 and all(isinstance(d, int) and 0 <= d < 1 << 48 for d in shape) and len(shape) <= 64):
             raise _bad(f"bad tensor entry {str(entry)[:200]}")
         if not dead:
-            elements = int(np.prod(shape, dtype=object)) if shape else 1
+            elements = math.prod(shape)
+            # Zero-size shapes with huge other dimensions are too big for numpy as well.
+            if math.prod(max(d, 1) for d in shape) * 8 > _MAX_TENSOR_BYTES:
+                raise _bad(f"tensor {name} has a shape too large for memory: {shape}")
             if dtype == _STRING:
                 if nbytes < 8 * elements:
                     raise _bad(f"string tensor {name} declares {nbytes} bytes for {elements} elements")
@@ -166,9 +179,10 @@ def _tensors(entries: Sequence[tuple[str, str, tuple[int, ...], int, bool]], pay
         piece = payload[offset:offset + nbytes]
         offset += nbytes
         if dtype == _STRING:
-            count = int(np.prod(shape)) if shape else 1
+            count = math.prod(shape)
             lengths = np.frombuffer(piece, dtype="<u8", count=count)
-            if int(lengths.sum()) != nbytes - 8 * count:
+            # Summed as Python ints: hostile u64 lengths must not wrap around to the right total.
+            if sum(lengths.tolist()) != nbytes - 8 * count:
                 raise _bad(f"string tensor {name}'s element lengths do not add up")
             items = np.empty(count, dtype=object)
             start = 8 * count
@@ -192,7 +206,9 @@ def decode(data: Any) -> Message:
 
 def decode_stream(pieces: Iterable[bytes], limit: Optional[int] = None) -> Message:
     """A message that arrived as chunks: the first holds the prefix and header; the rest are
-    copied once into a buffer of the declared size, which the tensors view."""
+    appended to one buffer, which the tensors view. The buffer grows with the bytes that
+    actually arrive, never to a declared size up front (a hostile header could declare
+    terabytes); `limit` (bytes) refuses larger messages with ResourceExhaustedError."""
     iterator = iter(pieces)
     try:
         first = next(iterator)
@@ -203,21 +219,16 @@ def decode_stream(pieces: Iterable[bytes], limit: Optional[int] = None) -> Messa
     total = sum(e[3] for e in entries)
     if limit is not None and total > limit:
         raise errors.ResourceExhaustedError(None, None, f"Message of {total} bytes exceeds the limit {limit}")
-    buffer = bytearray(total)
-    view = memoryview(buffer)
-    filled = len(first) - start
-    if filled > total:
+    buffer = bytearray(memoryview(first)[start:])
+    if len(buffer) > total:
         raise _bad("more bytes than the tensors declare")
-    view[:filled] = memoryview(first)[start:]
     for piece in iterator:
-        end = filled + len(piece)
-        if end > total:
+        if len(buffer) + len(piece) > total:
             raise _bad("more bytes than the tensors declare")
-        view[filled:end] = piece
-        filled = end
-    if filled != total:
-        raise _bad(f"stream ended after {filled} of {total} bytes")
-    return Message(header, _tensors(entries, view))
+        buffer += piece  # (realloc: large buffers grow in place, no quadratic copying)
+    if len(buffer) != total:
+        raise _bad(f"stream ended after {len(buffer)} of {total} bytes")
+    return Message(header, _tensors(entries, memoryview(buffer)))
 
 
 def error_header(err: BaseException) -> dict:
@@ -227,13 +238,27 @@ def error_header(err: BaseException) -> dict:
     return {"error": [errors.INTERNAL, f"{type(err).__name__}: {err}"]}
 
 
-def raise_if_error(header: dict, where: str = "") -> None:
+def error_of(header: dict) -> Optional[errors.OpError]:
+    """The TF error a header carries (None when it carries none); a malformed "error" entry,
+    or one whose code is no error (OK) or unknown, is InvalidArgumentError."""
     error = header.get("error")
     if error is None:
-        return
+        return None
     try:
-        code, message = int(error[0]), str(error[1])
-        cls = errors.exception_type_from_error_code(code)
-    except (TypeError, ValueError, IndexError, KeyError):
-        raise errors.InternalError(None, None, f"Malformed error reply{where}: {str(error)[:200]}") from None
-    raise cls(None, None, message)
+        if not (isinstance(error, list) and len(error) == 2 and type(error[0]) is int and isinstance(error[1], str)):
+            raise KeyError(error)
+        cls = errors.exception_type_from_error_code(error[0])
+    except KeyError:
+        raise _bad(f"bad error entry {str(error)[:200]}") from None
+    return cls(None, None, error[1])
+
+
+def raise_if_error(header: dict, where: str = "") -> None:
+    """Raises the error of a reply; a malformed one is InternalError (the peer broke)."""
+    try:
+        error = error_of(header)
+    except errors.InvalidArgumentError:
+        text = str(header.get("error"))[:200]
+        raise errors.InternalError(None, None, f"Malformed error reply{where}: {text}") from None
+    if error is not None:
+        raise error

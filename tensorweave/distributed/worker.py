@@ -9,13 +9,22 @@ partitioned per device, compiled, cached per run signature).
 
 Tensors crossing tasks are pushed: a `_Send` whose receiver is on another task sends the value
 (PushTensor) to that task's worker, which puts it in the step's rendezvous there, where the
-`_Recv` takes it; the pair never waits on a request. (Pull, as TF's RecvTensor, costs the
-receiver's request leg on top of the value's trip and keeps sent values until a per-step
-cleanup message; pushing sends each value once, as soon as it is ready.) Values between devices
-of this task stay in the local rendezvous.
+`_Recv` takes it; the pair never waits on a request. Pull (TF's RecvTensor) was measured
+against it (bench/dist_transfer.py, loopback, from "ready at the sender" to "held by the
+receiver"): a scalar arrives in 440-460 us pushed, 700-950 us pulled with the request already
+waiting and 700-1040 us when the value was ready first; 4 MB in 4.3-4.7 ms pushed (streamed in
+chunks) against 10.6-18 ms pulled. Pull also keeps sent values until a per-step cleanup message.
+Values between devices of this task stay in the local rendezvous.
 
 A restarted task has new device incarnations: registrations naming the old ones, and pushed
 values addressed to the old process, are refused with AbortedError.
+
+Failures end a step on this task whatever it waits for. AbortStep (the master saw a task fail)
+wakes its waiting receivers and cancels its kernels; when it names a task that stopped
+answering, a push to that task blocked in this step is cut off by closing the push channel to
+it (a stopped process never replies, and a blocking gRPC call has no other way out). A RunGraph
+whose caller went away (the master's process died, so gRPC cancels the call) cancels the step,
+so a step waiting for a value that will never come does not outlive its master.
 """
 from __future__ import annotations
 
@@ -39,7 +48,7 @@ from tensorweave.framework.graph_def import GraphDef
 from tensorweave.framework.importer import import_graph_def
 from tensorweave.runtime.config import ConfigProto, RunMetadata
 from tensorweave.runtime.device import DeviceMgr, create_devices
-from tensorweave.runtime.graph_compiler import KernelCache
+from tensorweave.runtime.graph_compiler import KernelCache, build_kernel
 from tensorweave.runtime.placer import Placer
 from tensorweave.runtime.rendezvous import LocalRendezvous, RendezvousKey
 from tensorweave.runtime.step_context import DEAD, StepContext
@@ -51,38 +60,83 @@ _log = logging.getLogger("tensorweave.distributed")
 # Steps that ended recently: a value pushed to one of them (after an abort) is dropped rather
 # than starting a rendezvous nobody will read.
 _RECENT_STEPS = 4096
+# Steps whose pushed values (or abort) arrived before their RunGraph: at most this many are kept,
+# the oldest dropped first, so values for steps that never run here (their master died, or a
+# hostile caller) cannot fill the task's memory.
+_MAX_WAITING_STEPS = 4096
 
 
 class WorkerRendezvous(LocalRendezvous):
     """One step's rendezvous on a worker: local pairs meet here; a value for a device of
     another task is pushed there."""
 
-    __slots__ = ("_worker", "_step_id")
+    __slots__ = ("_worker", "_step_id", "pushing")
 
     def __init__(self, worker: "Worker", step_id: int) -> None:
         super().__init__()
         self._worker = worker
         self._step_id = step_id
+        self.pushing: list[str] = []  # tasks this step's pushes are waiting on now
 
     def send(self, key: RendezvousKey, value: Any, is_dead: bool) -> None:
         peer = self._worker.peer_for(key.dst_device)
         if peer is None:
             super().send(key, value, is_dead)
             return
-        self._worker.push(peer, self._step_id, key, value, is_dead)
+        pushing = self.pushing
+        pushing.append(peer.task)
+        try:
+            self._worker.push(peer, self._step_id, key, value, is_dead)
+        finally:
+            pushing.remove(peer.task)
+
+
+class SessionKernels:
+    """One master session's stateful kernels on this task, by node and device name (TF's
+    OpSegment): every graph the session registers here (one per run signature, again after an
+    Extend) uses the same queue, reader or random generator for a node, as a local session's
+    plans do. Dropped when the master closes the session."""
+
+    def __init__(self, config: Any) -> None:
+        self.intra_op_parallelism_threads = config.intra_op_parallelism_threads  # what kernels read
+        self.kernels: dict[tuple[str, str], Any] = {}
+        self.lock = threading.Lock()
+
+
+class _GraphKernels(KernelCache):
+    """A registered graph's kernels: stateful ones come from its session's SessionKernels
+    (transfers excepted: the partitioner's names are its own per graph)."""
+
+    def __init__(self, session_state: Any, shared: Optional[SessionKernels]) -> None:
+        super().__init__(session_state)
+        self._shared = shared
+
+    def get(self, op: Any, device: Any) -> Any:
+        shared = self._shared
+        if shared is None or not op.op_def.is_stateful or op.type.startswith("_"):
+            return super().get(op, device)
+        key = (op.name, device.name)
+        compute = shared.kernels.get(key)
+        if compute is None:
+            with shared.lock:
+                compute = shared.kernels.get(key)
+                if compute is None:
+                    compute = shared.kernels[key] = build_kernel(op, device, shared)
+        return compute
 
 
 class RegisteredGraph:
     """A master's subgraph for this task, imported once and run by many steps."""
 
-    def __init__(self, worker: "Worker", graph_def: Any, config: Any) -> None:
+    def __init__(self, worker: "Worker", graph_def: Any, config: Any,
+                 session_kernels: Optional[SessionKernels] = None) -> None:
         self.graph = Graph()
         self.graph._internal_names = True  # Send/Recv and control-loop nodes of the partitioner
         with self.graph.as_default():
             import_graph_def(graph_def, name="")
         self.config = config
         self.intra_op_parallelism_threads = config.intra_op_parallelism_threads
-        self.kernels = KernelCache(self)
+        self.kernels = _GraphKernels(self, session_kernels)
         # The master placed every node; soft placement only absorbs naming differences.
         self.placer = Placer(worker.devices.devices, True, False)
         self.sends = [op for op in self.graph.get_operations() if op.type == "_Send"]
@@ -130,9 +184,11 @@ class Worker:
         self._steps: dict[int, WorkerRendezvous] = {}
         self._running: dict[int, StepContext] = {}
         self._ended: collections.OrderedDict[int, None] = collections.OrderedDict()
-        self._peers: dict[str, Optional[rpc.TaskClient]] = {}
-        self._clients: dict[str, rpc.TaskClient] = {}
+        self._peers: dict[str, Optional[rpc.TaskClient]] = {}   # device name -> push client
+        self._clients: dict[str, rpc.TaskClient] = {}   # control calls (the masters' RunGraph, ...)
+        self._push_clients: dict[str, rpc.TaskClient] = {}  # pushed tensors, a channel of their own
         self._expected: dict[str, int] = {}  # device name -> incarnation masters told us about
+        self._session_kernels: dict[str, SessionKernels] = {}  # master session handle -> its kernels
         self.closed = False
 
     # -- peers ------------------------------------------------------------------------------------
@@ -140,34 +196,56 @@ class Worker:
         """A client for another task of the cluster (cached)."""
         found = self._clients.get(task)
         if found is None:
-            with self._lock:
-                found = self._clients.get(task)
-                if found is None:
-                    spec = parse_device(task)
-                    try:
-                        address = self.cluster.task_address(spec.job, spec.task or 0)
-                    except ValueError:
-                        raise errors.InvalidArgumentError(None, None, f"Task {task} is not in the cluster") from None
-                    found = self._clients[task] = rpc.TaskClient(task, address)
+            found = self._new_client(task, self._clients)
+        return found
+
+    def _new_client(self, task: str, table: dict[str, rpc.TaskClient]) -> rpc.TaskClient:
+        with self._lock:
+            found = table.get(task)
+            if found is None:
+                spec = parse_device(task)
+                try:
+                    address = self.cluster.task_address(spec.job, spec.task or 0)
+                except ValueError:
+                    raise errors.InvalidArgumentError(None, None, f"Task {task} is not in the cluster") from None
+                found = table[task] = rpc.TaskClient(task, address)
         return found
 
     def peer_for(self, device_name: str) -> Optional[rpc.TaskClient]:
-        """None for a device of this task, else the client of the device's task."""
+        """None for a device of this task, else the push client of the device's task."""
         try:
             return self._peers[device_name]
         except KeyError:
             pass
         task = task_of(device_name)
-        peer = None if task == self.task else self.client(task)
+        peer = None
+        if task != self.task:
+            peer = self._push_clients.get(task) or self._new_client(task, self._push_clients)
         self._peers[device_name] = peer
         return peer
+
+    def cut_off_pushes(self, task: str) -> None:
+        """Ends every push to `task` now (it stopped answering): its channel is closed, which
+        fails the blocked calls, and the next push opens a new one."""
+        with self._lock:
+            old = self._push_clients.pop(task, None)
+            for device, peer in list(self._peers.items()):
+                if peer is old:
+                    del self._peers[device]
+        if old is not None:
+            _log.warning("Task %s stopped answering: cutting off the pushes waiting on it", task)
+            old.close()
 
     def push(self, peer: rpc.TaskClient, step_id: int, key: RendezvousKey, value: Any, is_dead: bool) -> None:
         header = {"step": step_id, "key": [key.src_device, key.src_incarnation, key.dst_device, key.tensor_name,
                                            key.frame_id, key.iteration],
                   "dst_incarnation": self._expected.get(key.dst_device, 0)}
         value = wire.DEAD if is_dead else value
-        peer.call("PushTensor", header, [("value", value)], timeout=self._timeout())
+        try:
+            peer.call("PushTensor", header, [("value", value)], timeout=self._timeout())
+        except ValueError:  # gRPC's "closed channel": cut_off_pushes closed it meanwhile
+            raise errors.UnavailableError(None, None, f"PushTensor to task {peer.task} was cut off: the task "
+                                          "stopped answering") from None
 
     def _timeout(self) -> Optional[float]:
         ms = self.config.operation_timeout_in_ms
@@ -178,21 +256,37 @@ class Worker:
         with self._lock:
             found = self._steps.get(step_id)
             if found is None and create and step_id not in self._ended:
-                found = self._steps[step_id] = WorkerRendezvous(self, step_id)
+                found = self._new_rendezvous(step_id)
             return found
+
+    def _new_rendezvous(self, step_id: int) -> WorkerRendezvous:
+        """A step's rendezvous, made before its RunGraph when a value or an abort comes first
+        (called with the lock held)."""
+        if len(self._steps) - len(self._running) >= _MAX_WAITING_STEPS:
+            oldest = next((s for s in self._steps if s not in self._running), None)
+            if oldest is not None:
+                del self._steps[oldest]
+                self._mark_ended(oldest)  # later values and its RunGraph are refused as aborted
+        found = self._steps[step_id] = WorkerRendezvous(self, step_id)
+        return found
+
+    def _mark_ended(self, step_id: int) -> None:
+        self._ended[step_id] = None
+        while len(self._ended) > _RECENT_STEPS:
+            self._ended.popitem(last=False)
 
     def _end_step(self, step_id: int) -> None:
         with self._lock:
             self._steps.pop(step_id, None)
             self._running.pop(step_id, None)
-            self._ended[step_id] = None
-            while len(self._ended) > _RECENT_STEPS:
-                self._ended.popitem(last=False)
+            self._mark_ended(step_id)
 
     # -- service methods --------------------------------------------------------------------------
     def get_status(self, message: wire.Message) -> tuple[dict, list]:
         devices = [[d.name, d.device_type, d.incarnation, d.memory_limit or 0] for d in self.devices.devices]
-        return {"task": self.task, "incarnation": self.incarnation, "devices": devices}, []
+        # "steps": how many steps run here now (a stuck step shows, for operators and tests).
+        return {"task": self.task, "incarnation": self.incarnation, "devices": devices,
+                "steps": len(self._running)}, []
 
     def register_graph(self, message: wire.Message) -> tuple[dict, list]:
         header = message.header
@@ -219,8 +313,15 @@ class Worker:
                 config.ParseFromString(config_bytes.tobytes())
             except Exception as err:  # noqa: BLE001
                 raise errors.InvalidArgumentError(None, None, f"RegisterGraph: bad ConfigProto ({err})") from None
+        session = header.get("session")
+        shared = None
+        if isinstance(session, str) and session:
+            with self._lock:
+                shared = self._session_kernels.get(session)
+                if shared is None:
+                    shared = self._session_kernels[session] = SessionKernels(config)
         try:
-            registered = RegisteredGraph(self, graph_def, config)
+            registered = RegisteredGraph(self, graph_def, config, shared)
         except errors.OpError:
             raise
         except (ValueError, TypeError, KeyError) as err:
@@ -233,12 +334,18 @@ class Worker:
 
     def deregister_graph(self, message: wire.Message) -> tuple[dict, list]:
         handles = message.header.get("handles", [])
+        closed = message.header.get("close_session")  # the master closed it: its kernels go too
         with self._lock:
             for handle in handles if isinstance(handles, list) else []:
                 self._graphs.pop(str(handle), None)
+            if isinstance(closed, str):
+                self._session_kernels.pop(closed, None)
         return {}, []
 
-    def run_graph(self, message: wire.Message) -> tuple[dict, list]:
+    def run_graph(self, message: wire.Message, call: Any = None) -> tuple[dict, list]:
+        """Runs one step of a registered graph. `call` is the gRPC call context (None in
+        process): if the call ends before the step (the master's process died), the step is
+        cancelled."""
         header = message.header
         handle, step_id = header.get("handle"), header.get("step")
         feeds, fetches, targets = header.get("feeds", []), header.get("fetches", []), header.get("targets", [])
@@ -254,7 +361,11 @@ class Worker:
             value = message.tensors.get(name)
             if value is None or value is wire.DEAD:
                 raise errors.InvalidArgumentError(None, None, f"RunGraph: no value for feed {name}")
-            values.append(value if value.dtype == dtype or dtype is object else value.astype(dtype))
+            try:
+                values.append(value if value.dtype == dtype or dtype is object else value.astype(dtype))
+            except (ValueError, TypeError) as err:  # (strings that are no numbers, for one)
+                raise errors.InvalidArgumentError(None, None, f"RunGraph: feed {name} of dtype {value.dtype} "
+                                                  f"does not convert to {np.dtype(dtype).name}: {err}") from None
         rendezvous = self._rendezvous(step_id)
         if rendezvous is None:
             raise errors.AbortedError(None, None, f"Step {step_id} was already aborted on task {self.task}")
@@ -267,6 +378,8 @@ class Worker:
         token = step.cancellation.register(rendezvous.start_abort)
         with self._lock:
             self._running[step_id] = step
+        if call is not None:
+            call.add_callback(lambda: self._caller_gone(step_id, step))
         try:
             if token is None or rendezvous._error is not None:
                 raise rendezvous._error or errors.AbortedError(None, None, "Step was aborted")
@@ -282,15 +395,23 @@ class Worker:
             replies.append(("step_stats", np.frombuffer(metadata.step_stats.SerializeToString(), np.uint8)))
         return {}, replies
 
+    def _caller_gone(self, step_id: int, step: StepContext) -> None:
+        """The RunGraph call ended: if its step still runs here, nobody waits for it."""
+        if self._running.get(step_id) is step:
+            _log.warning("The caller of step %d on task %s went away: cancelling the step", step_id, self.task)
+            step.cancel(errors.AbortedError(None, None, f"Step {step_id} on task {self.task} was cancelled: its "
+                                            "master's RunGraph call ended (the master is gone)"))
+
     def push_tensor(self, message: wire.Message) -> tuple[dict, list]:
         header = message.header
         step_id, key, dst_incarnation = header.get("step"), header.get("key"), header.get("dst_incarnation", 0)
         if not (isinstance(step_id, int) and isinstance(key, list) and len(key) == 6 and "value" in message.tensors):
             raise errors.InvalidArgumentError(None, None, "PushTensor: malformed request")
         src, src_inc, dst, name, frame, iteration = key
-        mine = self.incarnations.get(dst)
+        mine = self.incarnations.get(dst) if isinstance(dst, str) else None
         if mine is None:
-            raise errors.InvalidArgumentError(None, None, f"PushTensor: device {dst} is not on task {self.task}")
+            raise errors.InvalidArgumentError(None, None, f"PushTensor: device {str(dst)[:200]} is not on task "
+                                              f"{self.task}")
         if dst_incarnation and dst_incarnation != mine:
             raise errors.AbortedError(None, None, f"PushTensor for {dst} incarnation {dst_incarnation}, but task "
                                       f"{self.task} restarted (now {mine})")
@@ -310,21 +431,22 @@ class Worker:
         step_id = message.header.get("step")
         if not isinstance(step_id, int):
             raise errors.InvalidArgumentError(None, None, "AbortStep: malformed request")
-        try:
-            wire.raise_if_error(message.header)
-            error: BaseException = errors.AbortedError(None, None, "Step aborted by the master")
-        except errors.OpError as err:
-            error = err
+        error = wire.error_of(message.header)
+        if error is None:
+            error = errors.AbortedError(None, None, "Step aborted by the master")
         with self._lock:
             rendezvous = self._steps.get(step_id)
             step = self._running.get(step_id)
             if rendezvous is None and step_id not in self._ended:
                 # The abort came before the step: it must fail when its RunGraph arrives.
-                rendezvous = self._steps[step_id] = WorkerRendezvous(self, step_id)
+                rendezvous = self._new_rendezvous(step_id)
         if rendezvous is not None:
             rendezvous.start_abort(error)
         if step is not None:
             step.cancel(error)
+        failed = message.header.get("unresponsive")
+        if rendezvous is not None and isinstance(failed, str) and failed in rendezvous.pushing:
+            self.cut_off_pushes(failed)
         return {}, []
 
     def cleanup_containers(self, message: wire.Message) -> tuple[dict, list]:
@@ -338,7 +460,7 @@ class Worker:
 
     def handlers(self) -> dict[str, rpc.Handler]:
         return {"GetStatus": self.get_status, "RegisterGraph": self.register_graph,
-                "DeregisterGraph": self.deregister_graph, "RunGraph": self.run_graph,
+                "DeregisterGraph": self.deregister_graph, "RunGraph": rpc.WithCall(self.run_graph),
                 "PushTensor": self.push_tensor, "AbortStep": self.abort_step,
                 "CleanupContainers": self.cleanup_containers}
 
@@ -352,7 +474,7 @@ class Worker:
             r.start_abort(error)
         for s in steps:
             s.cancel(error)
-        for c in list(self._clients.values()):
+        for c in list(self._clients.values()) + list(self._push_clients.values()):
             c.close()
         self.devices.shutdown()
 

@@ -15,6 +15,7 @@
 """
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 from typing import Any, Optional, Sequence
@@ -25,6 +26,8 @@ from tensorweave.framework.device_spec import DeviceSpec, parse_device
 from tensorweave.framework.graph import Operation, Tensor
 from tensorweave.runtime.colocation import ColocationGroups
 from tensorweave.runtime.cost_model import TRANSFER_LATENCY_S, CostModel, tensor_bytes
+
+_log = logging.getLogger("tensorflow")
 
 _LOOP_BACK_EDGE = ControlFlowKind.NEXT_ITERATION
 
@@ -69,7 +72,8 @@ class Placer:
                 assignment = self._place_single(ops)
             else:
                 groups = ColocationGroups(ops)
-                feasible = {root: self._group_devices(groups.members(root)) for root in groups.roots()}
+                feasible = {root: self._group_devices(groups.members(root), groups.overridden)
+                            for root in groups.roots()}
                 fixed = self._fixed_devices(groups, feasible)
                 assignment = _Simulation(ops, set(feeds), groups, feasible, fixed, self.devices,
                                          self.cost_model).run()
@@ -127,25 +131,31 @@ class Placer:
                 f"specification '{op.device}' {reason}; available devices: {known}. "
                 "Set allow_soft_placement=True in ConfigProto to place it elsewhere.")
 
-    def _group_devices(self, members: list[Operation]) -> list[Any]:
-        """Intersection of the members' feasible devices."""
+    def _group_devices(self, members: list[Operation], overridden: Optional[dict[int, Operation]] = None) -> list[Any]:
+        """Intersection of the members' feasible devices (a member whose request the state it
+        uses overrides counts as unconstrained)."""
         candidates = list(self.devices)
         first: Optional[Operation] = None
-        # Ops that reach the group's state through a reference or resource input come last and
-        # follow the state: their own device request yields (TF runs `assign_add(v, 1)` where `v`
-        # lives even under another device scope).
-        for op in sorted(members, key=_follows_state):
-            own = self._node_devices(op)
+        for op in members:
+            state = overridden.get(id(op)) if overridden else None
+            if state is not None:
+                _log.info("Ignoring device specification %s for node '%s' because the input edge from '%s' is a "
+                          "reference connection and already has a device field set to %s",
+                          op.device, op.name, state.name, state.device)
+                own = [d for d in self.devices if has_kernel(op, d.device_type)]
+            else:
+                own = self._node_devices(op)
             narrowed = [d for d in candidates if d in own]
             if not narrowed:
-                if (self.allow_soft_placement or _follows_state(op)) and first is not None:
+                if self.allow_soft_placement and first is not None:
                     # soft placement keeps the group together where kernels allow it
                     narrowed = [d for d in candidates if has_kernel(op, d.device_type)]
                 if not narrowed:
                     raise errors.InvalidArgumentError(None, op, _colocation_conflict(first, op, candidates, own))
             candidates = narrowed
             first = first or op
-        if self.default_task is not None and len(candidates) > 1 and not any(_names_task(m) for m in members):
+        if self.default_task is not None and len(candidates) > 1 and not any(
+                _names_task(m) for m in members if not (overridden and id(m) in overridden)):
             local = [d for d in candidates if self.default_task.is_compatible_with(d.spec)]
             candidates = local or candidates
         return candidates
@@ -165,10 +175,6 @@ class Placer:
                 fixed[root] = device
                 break
         return fixed
-
-
-def _follows_state(op: Operation) -> bool:
-    return any(t.dtype.is_ref_dtype or t.dtype.name == "resource" for t in op.inputs)
 
 
 def _names_task(op: Operation) -> bool:

@@ -308,6 +308,8 @@ class BaseSession:
             if not self._closed:
                 self._closed = True
                 self._device_mgr.shutdown()
+                if self._remote is not None:  # the master's session and its graphs on the tasks
+                    self._remote.release()
         except Exception:  # noqa: BLE001  (interpreter shutdown)
             pass
 
@@ -376,11 +378,16 @@ class _DeviceAttributes:
     def __init__(self, device: Any) -> None:
         self.name = device.name
         self.device_type = device.device_type
-        self.memory_limit_bytes = device.memory_limit or 0
+        # TF reports 256 MiB for a CPU device without a limit.
+        self.memory_limit_bytes = device.memory_limit or _DEFAULT_MEMORY_LIMIT
         self.incarnation = device.incarnation
 
     def __repr__(self) -> str:
-        return f"_DeviceAttributes({self.name}, {self.device_type}, {self.memory_limit_bytes})"
+        return (f"_DeviceAttributes({self.name}, {self.device_type}, {self.memory_limit_bytes}, "
+                f"{self.incarnation})")
+
+
+_DEFAULT_MEMORY_LIMIT = 268435456
 
 
 def get_default_session() -> Optional[BaseSession]:

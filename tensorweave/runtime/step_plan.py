@@ -9,8 +9,10 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
+from tensorweave.framework import errors
 from tensorweave.framework.graph import Operation, Tensor
 from tensorweave.runtime import pruning
+from tensorweave.runtime.colocation import ref_argument_flags
 from tensorweave.runtime.cost_model import CostModel
 from tensorweave.runtime.executor_choice import ExecutorStrategy
 from tensorweave.runtime.graph_compiler import CompileOptions, KernelCache, is_expensive
@@ -64,6 +66,19 @@ def _fetch_finisher(tensor: Tensor, fed: bool) -> Callable[[Any], Any]:
     return finish
 
 
+def _check_fed_references(ops: Sequence[Operation], feed_index: dict[Tensor, int]) -> None:
+    """A fed value is a plain tensor: an op taking that input by reference (Assign on a fed
+    variable) cannot run, as in TF (InvalidArgumentError naming both)."""
+    for op in ops:
+        for i, is_ref in enumerate(ref_argument_flags(op)):
+            t = op.inputs[i]
+            if is_ref and t in feed_index:
+                base = t.dtype.base_dtype.name
+                raise errors.InvalidArgumentError(
+                    None, op, f"Input {i} of node {op.name} was passed {base} from {t.name} incompatible with "
+                    f"expected {base}_ref.")
+
+
 # Below this estimated work a multi-device step runs on one thread: a thread hop costs tens of
 # microseconds, more than running its partitions one after the other.
 SMALL_STEP_S = 1e-3
@@ -90,6 +105,8 @@ class StepPlan:
                  placer: Optional[Placer] = None, force_strategy: Optional[ExecutorStrategy] = None) -> None:
         feed_index = {t: i for i, t in enumerate(feeds)}
         ops = pruning.prune(fetches, targets, set(feeds))
+        if any(t.dtype.is_ref_dtype for t in feeds):
+            _check_fed_references(ops, feed_index)
         if placer is None:
             placer = Placer(devices, config.allow_soft_placement, config.log_device_placement)
         assignment = placer.place(ops, feeds)

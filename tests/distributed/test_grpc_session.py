@@ -3,6 +3,10 @@ workers run their subgraphs and push tensors to each other (in-process clusters:
 tf.train.Server of this process, talking over real gRPC)."""
 from __future__ import annotations
 
+import gc
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -25,6 +29,7 @@ def test_local_server_runs_steps_and_extends():
     try:
         assert server.target.startswith("grpc://localhost:")
         assert server.server_def.job_name == "localhost"
+        assert server.server_def.cluster.job[0].tasks[0] == "localhost:0"  # as given, as TF keeps it
         with tf.Graph().as_default():
             x = tf.placeholder(tf.float32, [None, 2], name="x")
             v = tf.Variable([[1.0], [2.0]], name="v")
@@ -38,8 +43,10 @@ def test_local_server_runs_steps_and_extends():
                 np.testing.assert_allclose(sess.run(z, {x: [[2.0, 0.0]]}), [[20.0]])
                 run = sess.make_callable(z, [x])
                 np.testing.assert_allclose(run(np.array([[0.0, 1.0]], np.float32)), [[20.0]])
-                names = [d.name for d in sess.list_devices()]
-                assert names == ["/job:localhost/replica:0/task:0/device:CPU:0"]
+                devices = sess.list_devices()
+                assert [d.name for d in devices] == ["/job:localhost/replica:0/task:0/device:CPU:0"]
+                assert devices[0].device_type == "CPU" and devices[0].memory_limit_bytes == 268435456
+                assert devices[0].incarnation != 0
     finally:
         server.stop()
 
@@ -302,3 +309,65 @@ def test_traced_steps_collect_every_tasks_step_stats(cluster):
         by_device = {d.device: {n.node_name for n in d.node_stats} for d in metadata.step_stats.dev_stats}
         assert "on_ps" in by_device["/job:ps/replica:0/task:0/device:CPU:0"]
         assert "on_worker" in by_device["/job:worker/replica:0/task:0/device:CPU:0"]
+
+
+def test_supervisor_between_graph_workers_share_the_ps(tmp_path):
+    results: dict[int, tuple[float, int]] = {}
+    with in_process_cluster(ps=1, worker=2) as servers:
+        def worker(task: int) -> None:
+            with tf.Graph().as_default():
+                setter = tf.train.replica_device_setter(worker_device=f"/job:worker/task:{task}", ps_tasks=1)
+                with tf.device(setter):
+                    step = tf.train.get_or_create_global_step()
+                    w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
+                    loss = tf.square(w - 3.0)
+                    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+                sv = tf.train.Supervisor(is_chief=task == 0, logdir=str(tmp_path) if task == 0 else None,
+                                         global_step=step, save_model_secs=0, save_summaries_secs=0,
+                                         recovery_wait_secs=0.2)
+                with sv.managed_session(servers["worker"][task].target) as sess:
+                    for _ in range(30):
+                        _, value, at = sess.run([train, loss, step])
+                    results[task] = (float(value), int(at))
+                sv.stop()
+
+        threads = [threading.Thread(target=worker, args=(t,)) for t in (1, 0)]  # the non-chief waits
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+    assert sorted(results) == [0, 1]
+    assert max(at for _, at in results.values()) == 60  # one global step, on the PS, for both
+    assert all(value < 1e-3 for value, _ in results.values())
+
+
+def test_subgraphs_register_once_per_signature_and_go_at_close(cluster):
+    ps_worker = cluster["ps"][0]._worker
+    before = set(ps_worker._graphs)
+    with tf.Graph().as_default():
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(0.0, name="count_v")
+        inc = tf.assign_add(v, 1.0)
+        with tf.Session(_target(cluster)) as sess:
+            sess.run(v.initializer)
+            for _ in range(20):
+                sess.run(inc)
+            assert sess.run(v) == 20.0
+            registered = set(ps_worker._graphs) - before
+            assert len(registered) == 3  # initializer, increment, read: once each, not per step
+        assert set(ps_worker._graphs) - before == set()  # deregistered when the session closed
+
+
+def test_a_dropped_session_closes_its_master_session(cluster):
+    master = cluster["worker"][0]._master
+    before = set(master.sessions)
+    with tf.Graph().as_default():
+        sess = tf.Session(_target(cluster))
+        assert sess.run(tf.constant(2.0) * 3.0) == 6.0
+        assert len(set(master.sessions) - before) == 1
+        del sess
+        gc.collect()
+        deadline = time.monotonic() + 5
+        while set(master.sessions) - before and time.monotonic() < deadline:
+            time.sleep(0.01)
+    assert set(master.sessions) - before == set()

@@ -133,3 +133,15 @@ def test_fast_path_feed_is_not_copied():
         value = np.arange(3, dtype=np.float32)
         with tf.Session() as sess:
             np.testing.assert_array_equal(sess.run(p * 1.0, {p: value}), value)
+
+
+def test_feeding_a_variable_and_running_an_op_that_takes_its_reference():
+    # TF: InvalidArgumentError "Input 0 of node ... incompatible with expected float_ref"; reading
+    # the fed value is fine.
+    with tf.Graph().as_default():
+        v = tf.Variable(tf.zeros([2]), name="fed_v")
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError, match="fed_v/Assign.*expected float32_ref"):
+                sess.run(v.initializer, {v: np.ones(2)})
+            sess.run(v.initializer)
+            np.testing.assert_allclose(sess.run(v * 2.0, {v: np.ones(2)}), [2.0, 2.0])
