@@ -32,6 +32,7 @@ from tensorweave.ops.math import grad as _math_grad  # noqa: F401
 from tensorweave.ops.nn import grad as _nn_grad  # noqa: F401
 from tensorweave.ops.sparse import grad as _sparse_grad  # noqa: F401
 from tensorweave.ops.image import grad as _image_grad  # noqa: F401
+from tensorweave.ops.functional import grad as _functional_grad  # noqa: F401
 from tensorweave.framework.op_def import registered_ops
 
 __all__ = ["gradients", "RegisterGradient", "NoGradient", "NotDifferentiable", "AggregationMethod",

@@ -73,6 +73,8 @@ TIER2["nn"] |= {"statistics", "pool_nd", "safe_embedding"}
 TIER2["sparse"] |= {"sparse_impl"}
 # Issue 14: partitioners and tf.create_partitioned_variables (built on variable_scope).
 TIER2["state"].add("partitioned_variables")
+# Issue 15 (graph functions): Defun traces Python functions with any family's ops.
+TIER2["functional"] = {"defun"}
 
 # (importing module, imported module) -> why the import must be late (a real cycle).
 LATE_IMPORTS: dict[tuple[str, str], str] = {
@@ -87,6 +89,10 @@ LATE_IMPORTS: dict[tuple[str, str], str] = {
     ("tensorweave.ops.math.operators", "tensorweave.ops.linalg.linalg_impl"):
         "linalg_impl (tf.matmul, for Tensor.__matmul__) imports math modules, whose package "
         "installs the operators",
+    # graph functions (issue 15)
+    ("tensorweave.framework.function", "tensorweave.framework.function_def_to_graph"):
+        "function_def_to_graph imports the importer, which reads GraphDef libraries into "
+        "function.DefinedFunctions (two late imports: a body, and shapes for given argument shapes)",
 }
 
 _LAYER_OF_TOP = {"framework": 0, "lib": 0, "ops": 1, "gradients": 2, "runtime": 3, "training": 4,

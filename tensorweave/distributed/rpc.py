@@ -145,6 +145,7 @@ class TaskClient:
         self._callers: list[threading.Thread] = []
         self._callers_lock = threading.Lock()
         self._idle = 0
+        self._abandoned = 0  # threads still blocked in cancelled calls
 
     def _methods(self, method: str) -> tuple[Any, Any]:
         unary = self._unary.get(method)
@@ -177,46 +178,101 @@ class TaskClient:
 
     def call_async(self, method: str, header: dict, tensors: Sequence[tuple[str, Any]],
                    done: Callable[[Optional[BaseException], Optional[wire.Message]], None],
-                   timeout: Optional[float] = None) -> None:
-        """Starts a call; `done(error, reply)` runs on one of this client's caller threads when it
-        ends. (gRPC's own futures start a thread per call, which costs more than the call.)"""
+                   timeout: Optional[float] = None) -> "PendingCall":
+        """Starts a call; `done(error, reply)` runs once, on one of this client's caller threads
+        when the call ends, or at once with CancelledError when it is cancelled. (gRPC's own
+        futures start a thread per call, which costs more than the call.)"""
         parts = wire.encode(header, tensors)
+        call = PendingCall(self, method, done)
         with self._callers_lock:
-            if self._idle == 0 and len(self._callers) < _MAX_CALLERS:
+            if self._idle == 0 and len(self._callers) - self._abandoned < _MAX_CALLERS:
                 thread = threading.Thread(target=self._caller, name=f"tw-call-{self.task}", daemon=True)
                 self._callers.append(thread)
                 self._idle += 1
                 thread.start()
-        self._pending.put((method, parts, done, timeout))
+        self._pending.put((call, parts, timeout))
+        return call
 
     def _caller(self) -> None:
         while True:
             item = self._pending.get()
             if item is None:
                 return
+            call, parts, timeout = item
             with self._callers_lock:
                 self._idle -= 1
-            method, parts, done, timeout = item
-            try:
-                reply = self._send(method, parts, timeout, False)
-                error: Optional[BaseException] = None
-            except errors.OpError as err:
-                reply, error = None, err
-            except Exception as err:  # noqa: BLE001  (reported to the caller, never lost)
-                reply, error = None, errors.InternalError(None, None, f"{method} to task {self.task}: {err}")
+                call.started = True
+            if not call.delivered:  # (cancelled while queued: nothing to send)
+                try:
+                    reply = self._send(call.method, parts, timeout, False)
+                    error: Optional[BaseException] = None
+                except errors.OpError as err:
+                    reply, error = None, err
+                except ValueError as err:  # gRPC: "Cannot invoke RPC on closed channel!"
+                    reply, error = None, errors.CancelledError(None, None, f"{call.method} to task {self.task}: {err}")
+                except Exception as err:  # noqa: BLE001  (reported to the caller, never lost)
+                    reply, error = None, errors.InternalError(None, None, f"{call.method} to task {self.task}: {err}")
+                call.deliver(error, reply)
             with self._callers_lock:
                 self._idle += 1
-            try:
-                done(error, reply)
-            except Exception:  # noqa: BLE001
-                _log.exception("Error in the completion of %s", method)
+                if call.abandoned:
+                    self._abandoned -= 1
+
+    def _abandon(self, call: "PendingCall") -> None:
+        """A cancelled call's thread may stay blocked (a task that stopped answering): it no
+        longer counts against the thread limit, so later calls get threads of their own."""
+        with self._callers_lock:
+            if call.started and not call.abandoned:
+                call.abandoned = True
+                self._abandoned += 1
 
     def close(self) -> None:
         with self._callers_lock:
             callers, self._callers = self._callers, []
+        while True:  # calls still queued end now
+            try:
+                item = self._pending.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None:
+                item[0].deliver(errors.CancelledError(None, None, f"the client of task {self.task} was closed"), None)
         for _ in callers:
             self._pending.put(None)
         self.channel.close()
+
+
+class PendingCall:
+    """A call started by `TaskClient.call_async`."""
+
+    __slots__ = ("client", "method", "_done", "_lock", "delivered", "started", "abandoned")
+
+    def __init__(self, client: TaskClient, method: str,
+                 done: Callable[[Optional[BaseException], Optional[wire.Message]], None]) -> None:
+        self.client = client
+        self.method = method
+        self._done = done
+        self._lock = threading.Lock()
+        self.delivered = False
+        self.started = False
+        self.abandoned = False
+
+    def deliver(self, error: Optional[BaseException], reply: Optional[wire.Message]) -> None:
+        with self._lock:
+            if self.delivered:
+                return
+            self.delivered = True
+        try:
+            self._done(error, reply)
+        except Exception:  # noqa: BLE001
+            _log.exception("Error in the completion of %s", self.method)
+
+    def cancel(self) -> None:
+        """Ends the call for its caller now (CancelledError), whatever the task does."""
+        if self.delivered:
+            return
+        self.client._abandon(self)
+        self.deliver(errors.CancelledError(None, None, f"{self.method} to task {self.client.task} was cancelled"),
+                     None)
 
 
 class LocalClient:

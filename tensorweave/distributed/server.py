@@ -7,6 +7,7 @@ TF's blocks forever. A session in this process on the server's target calls its 
 """
 from __future__ import annotations
 
+import atexit
 import threading
 import weakref
 from typing import Any, Optional
@@ -23,8 +24,21 @@ from tensorweave.runtime.config import ConfigProto
 _local_masters: "weakref.WeakValueDictionary[str, Master]" = weakref.WeakValueDictionary()
 
 
+# Servers of this process not yet stopped. gRPC's stop waits for its serving thread, a daemon
+# thread that interpreter finalization freezes: a server still running when the interpreter
+# finalizes (its program never called stop()) would hang the exit in __del__. They are stopped
+# at exit instead, while that thread still runs, so the process ends as TF's does.
+_running: "weakref.WeakSet[Server]" = weakref.WeakSet()
+
+
 def local_master(target: str) -> Optional[Master]:
     return _local_masters.get(target)
+
+
+@atexit.register
+def _stop_running_servers() -> None:
+    for server in list(_running):
+        server.stop(grace=None)
 
 
 def _make_server_def(server_or_cluster_def: Any, job_name: Optional[str], task_index: Optional[int],
@@ -106,6 +120,7 @@ class Server:
         self._stopped = threading.Event()
         self._lock = threading.Lock()
         _local_masters[self._target] = self._master
+        _running.add(self)
         if start:
             self.start()
 
@@ -127,6 +142,7 @@ class Server:
             if self._stopped.is_set():
                 return
             self._stopped.set()
+        _running.discard(self)
         _local_masters.pop(self._target, None)
         self._master.shutdown()
         self._worker.shutdown()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Sequence
 
-from tensorweave.framework.graph_def import GraphDef
+from tensorweave.framework.graph_def import GraphDef, write_library
 from tensorweave.runtime.partition import Partition
 from tensorweave.runtime.partition_export import partition_to_graph_def
 
@@ -43,6 +43,9 @@ def task_graphs(partitions: Sequence[Partition], targets: Sequence[Any]) -> dict
             entry = graphs[task] = TaskGraph(task, GraphDef())
         exported = partition_to_graph_def(partition)
         entry.graph_def.versions.CopyFrom(exported.versions)
+        graph = next((n.op.graph for n in partition.nodes if n.op is not None), None)
+        if graph is not None and graph._functions and not entry.graph_def.library.function:
+            write_library(graph, entry.graph_def.library)  # the functions its call nodes run
         # Fed values become Placeholders named by feed index (the partitioner's feed node names
         # hold a tensor name, colon included, which is no valid node name).
         renamed = {n.name: f"feed.arg{n.attr['index'].i}" for n in exported.node if n.op == "_Arg"}

@@ -70,23 +70,26 @@ class WorkerRendezvous(LocalRendezvous):
     """One step's rendezvous on a worker: local pairs meet here; a value for a device of
     another task is pushed there."""
 
-    __slots__ = ("_worker", "_step_id", "pushing")
+    __slots__ = ("_worker", "_step_id", "pushing", "deadline")
 
     def __init__(self, worker: "Worker", step_id: int) -> None:
         super().__init__()
         self._worker = worker
         self._step_id = step_id
         self.pushing: list[str] = []  # tasks this step's pushes are waiting on now
+        self.deadline: Optional[float] = None  # the step's (time.monotonic()): pushes end by it
 
     def send(self, key: RendezvousKey, value: Any, is_dead: bool) -> None:
         peer = self._worker.peer_for(key.dst_device)
         if peer is None:
             super().send(key, value, is_dead)
             return
+        deadline = self.deadline
+        timeout = self._worker.push_timeout if deadline is None else max(0.001, deadline - time.monotonic())
         pushing = self.pushing
         pushing.append(peer.task)
         try:
-            self._worker.push(peer, self._step_id, key, value, is_dead)
+            self._worker.push(peer, self._step_id, key, value, is_dead, timeout)
         finally:
             pushing.remove(peer.task)
 
@@ -183,12 +186,15 @@ class Worker:
         self._lock = threading.Lock()
         self._steps: dict[int, WorkerRendezvous] = {}
         self._running: dict[int, StepContext] = {}
-        self._ended: collections.OrderedDict[int, None] = collections.OrderedDict()
+        # Steps that ended here recently, with the error that aborted them (None: finished).
+        self._ended: collections.OrderedDict[int, Optional[BaseException]] = collections.OrderedDict()
         self._peers: dict[str, Optional[rpc.TaskClient]] = {}   # device name -> push client
         self._clients: dict[str, rpc.TaskClient] = {}   # control calls (the masters' RunGraph, ...)
         self._push_clients: dict[str, rpc.TaskClient] = {}  # pushed tensors, a channel of their own
         self._expected: dict[str, int] = {}  # device name -> incarnation masters told us about
         self._session_kernels: dict[str, SessionKernels] = {}  # master session handle -> its kernels
+        ms = self.config.operation_timeout_in_ms  # the server's default: bounds pushes of steps without one
+        self.push_timeout: Optional[float] = ms / 1000.0 if ms > 0 else None
         self.closed = False
 
     # -- peers ------------------------------------------------------------------------------------
@@ -236,20 +242,18 @@ class Worker:
             _log.warning("Task %s stopped answering: cutting off the pushes waiting on it", task)
             old.close()
 
-    def push(self, peer: rpc.TaskClient, step_id: int, key: RendezvousKey, value: Any, is_dead: bool) -> None:
+    def push(self, peer: rpc.TaskClient, step_id: int, key: RendezvousKey, value: Any, is_dead: bool,
+             timeout: Optional[float]) -> None:
         header = {"step": step_id, "key": [key.src_device, key.src_incarnation, key.dst_device, key.tensor_name,
                                            key.frame_id, key.iteration],
                   "dst_incarnation": self._expected.get(key.dst_device, 0)}
         value = wire.DEAD if is_dead else value
         try:
-            peer.call("PushTensor", header, [("value", value)], timeout=self._timeout())
+            peer.call("PushTensor", header, [("value", value)], timeout=timeout)
         except ValueError:  # gRPC's "closed channel": cut_off_pushes closed it meanwhile
             raise errors.UnavailableError(None, None, f"PushTensor to task {peer.task} was cut off: the task "
                                           "stopped answering") from None
 
-    def _timeout(self) -> Optional[float]:
-        ms = self.config.operation_timeout_in_ms
-        return ms / 1000.0 if ms > 0 else None
 
     # -- steps ------------------------------------------------------------------------------------
     def _rendezvous(self, step_id: int, create: bool = True) -> Optional[WorkerRendezvous]:
@@ -270,8 +274,8 @@ class Worker:
         found = self._steps[step_id] = WorkerRendezvous(self, step_id)
         return found
 
-    def _mark_ended(self, step_id: int) -> None:
-        self._ended[step_id] = None
+    def _mark_ended(self, step_id: int, error: Optional[BaseException] = None) -> None:
+        self._ended[step_id] = error
         while len(self._ended) > _RECENT_STEPS:
             self._ended.popitem(last=False)
 
@@ -367,14 +371,17 @@ class Worker:
                 raise errors.InvalidArgumentError(None, None, f"RunGraph: feed {name} of dtype {value.dtype} "
                                                   f"does not convert to {np.dtype(dtype).name}: {err}") from None
         rendezvous = self._rendezvous(step_id)
-        if rendezvous is None:
+        if rendezvous is None:  # aborted before it came here: the master's error, when it gave one
+            error = self._ended.get(step_id)
+            if isinstance(error, errors.OpError):
+                raise type(error)(None, None, error.message)
             raise errors.AbortedError(None, None, f"Step {step_id} was already aborted on task {self.task}")
         step = StepContext(values, registered, rendezvous)
         if header.get("trace"):  # RunOptions.trace_level: this task's step stats go back
             step.stats = StepTracer()
         timeout = header.get("timeout")
         if isinstance(timeout, (int, float)) and timeout > 0:
-            step.deadline = time.monotonic() + timeout
+            step.deadline = rendezvous.deadline = time.monotonic() + timeout
         token = step.cancellation.register(rendezvous.start_abort)
         with self._lock:
             self._running[step_id] = step
@@ -437,9 +444,11 @@ class Worker:
         with self._lock:
             rendezvous = self._steps.get(step_id)
             step = self._running.get(step_id)
-            if rendezvous is None and step_id not in self._ended:
-                # The abort came before the step: it must fail when its RunGraph arrives.
-                rendezvous = self._new_rendezvous(step_id)
+            if step is None:
+                # Not running here (yet, or ever): it ends now, so a RunGraph that still comes
+                # fails at once and values pushed to it are dropped, and nothing stays behind.
+                self._steps.pop(step_id, None)
+                self._mark_ended(step_id, error)
         if rendezvous is not None:
             rendezvous.start_abort(error)
         if step is not None:

@@ -41,13 +41,14 @@ def build_model(height: int, width: int, optimizer: str, learning_rate: float) -
         b = tf.get_variable("biases", [10], initializer=tf.zeros_initializer())
         logits = tf.matmul(fc1, w) + b
     loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=logits))
-    train_op = OPTIMIZERS[optimizer](learning_rate).minimize(loss)
+    train_op = OPTIMIZERS[optimizer](learning_rate).minimize(loss, global_step=tf.train.get_global_step())
     accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1), tf.argmax(y, 1)), tf.float32))
     return {"x": x, "y": y, "loss": loss, "train_op": train_op, "accuracy": accuracy}
 
 
-def main(argv: Optional[Sequence[str]] = None) -> float:
-    return run(argv, lambda args, data: build_model(data.height, data.width, args.optimizer, args.learning_rate))
+def main(argv: Optional[Sequence[str]] = None) -> Optional[float]:
+    return run(argv, lambda args, data: build_model(data.height, data.width, args.optimizer, args.learning_rate),
+               program="tensorweave.examples.cnn")
 
 
 if __name__ == "__main__":

@@ -5,10 +5,15 @@ handwritten digits.
                                          [--optimizer adagrad|sgd|momentum|adam|rmsprop]
                                          [--data-dir DIR_WITH_MNIST_IDX_FILES]
                                          [--logdir DIR] [--summary-every N]
+                                         [--cluster local:P,W | --cluster JSON --job NAME --task K]
 
 Without --data-dir it uses the UCI 8x8 digits shipped in the package; with it, the real MNIST
 IDX files (train-images-idx3-ubyte[.gz] and friends). Loss and accuracy summaries and the graph go
-to --logdir (default ./logs/mnist; an empty value writes nothing) for TensorBoard."""
+to --logdir (default ./logs/mnist; an empty value writes nothing) for TensorBoard.
+
+With --cluster local:P,W the job runs on a cluster of processes on this machine (P parameter
+servers, W workers; examples/cluster_launcher.py), with a JSON cluster (or TF_CONFIG) as one task
+of a real cluster (examples/cluster_task.py): between-graph replication, asynchronous SGD."""
 from __future__ import annotations
 
 import argparse
@@ -20,7 +25,7 @@ import numpy as np
 from tqdm import tqdm
 
 import tensorweave as tf
-from tensorweave.examples import datasets
+from tensorweave.examples import cluster_launcher, cluster_task, datasets
 
 OPTIMIZERS = {
     "adagrad": lambda lr: tf.train.AdagradOptimizer(lr),
@@ -44,6 +49,11 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     p.add_argument("--logdir", default=os.path.join("logs", "mnist"),
                    help="where TensorBoard summaries go ('' for none)")
     p.add_argument("--summary-every", type=int, default=10, help="steps between summaries")
+    p.add_argument("--cluster", default=None,
+                   help="local:P,W (P ps and W worker processes here) or a cluster's JSON "
+                        "(default: TF_CONFIG's, if set)")
+    p.add_argument("--job", default=None, help="with a JSON cluster: this task's job (ps, worker, chief)")
+    p.add_argument("--task", type=int, default=None, help="with a JSON cluster: this task's index")
     return p.parse_args(argv)
 
 
@@ -60,7 +70,7 @@ def build_model(num_pixels: int, hidden: int, optimizer: str, learning_rate: flo
     b_2 = tf.Variable(tf.zeros([10]))
     layer_2 = tf.matmul(layer_1, W_2) + b_2              # Output of linear layer.
     loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(layer_2, y))
-    train_op = OPTIMIZERS[optimizer](learning_rate).minimize(loss)
+    train_op = OPTIMIZERS[optimizer](learning_rate).minimize(loss, global_step=tf.train.get_global_step())
     correct = tf.equal(tf.argmax(layer_2, 1), tf.argmax(y, 1))
     accuracy = tf.reduce_mean(tf.cast(correct, tf.float32))
     tf.summary.scalar("loss", loss)
@@ -103,23 +113,44 @@ def train(args: argparse.Namespace, data: datasets.DataSet, model: dict) -> floa
         return accuracy
 
 
-def run(argv: Optional[Sequence[str]], build: Callable[[argparse.Namespace, datasets.DataSet], dict]) -> float:
+def run(argv: Optional[Sequence[str]], build: Callable[[argparse.Namespace, datasets.DataSet], dict],
+        program: str = "tensorweave.examples.mnist") -> Optional[float]:
     """Loads the data, builds the model with `build(args, data)` in a fresh graph, trains it and
-    prints the test accuracy (shared by the examples)."""
+    prints the test accuracy (shared by the examples; `program` is the module that cluster
+    workers run). On a cluster, the chief returns the accuracy, the other tasks None."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
+    if args.cluster is not None and args.cluster.startswith("local:"):
+        status = cluster_launcher.launch_local(args.cluster, program, argv, args.logdir)
+        if status:
+            raise SystemExit(status)
+        return None
+    try:
+        task = cluster_task.resolve(args)
+    except (ValueError, TypeError) as err:
+        raise SystemExit(f"{program}: {err}") from None
+    if task is not None and task[1] == "ps":
+        cluster_task.serve(*task)
+        return None
     data = datasets.load(args.data_dir)
-    print(f"data: {data.name}: {len(data.train_labels)} training and {len(data.test_labels)} test images "
-          f"of {data.height}x{data.width}")
+    if task is None or cluster_task.is_chief(*task):
+        print(f"data: {data.name}: {len(data.train_labels)} training and {len(data.test_labels)} test images "
+              f"of {data.height}x{data.width}")
     tf.reset_default_graph()
     tf.set_random_seed(args.seed)
-    accuracy = train(args, data, build(args, data))
+    if task is None:
+        accuracy: Optional[float] = train(args, data, build(args, data))
+    else:
+        accuracy = cluster_task.train(args, data, build, *task)
+        if accuracy is None:
+            return None
     print(f"test accuracy: {accuracy:.4f}")
     if args.logdir:
         print(f"summaries: tensorboard --logdir {os.path.abspath(args.logdir)}")
     return accuracy
 
 
-def main(argv: Optional[Sequence[str]] = None) -> float:
+def main(argv: Optional[Sequence[str]] = None) -> Optional[float]:
     return run(argv, lambda args, data: build_model(data.num_pixels, args.hidden, args.optimizer,
                                                     args.learning_rate))
 

@@ -342,6 +342,8 @@ class Graph:
         # prevent_feeding / prevent_fetching): values of a loop frame or a cond branch.
         self._unfeedable_tensors: set[Tensor] = set()
         self._unfetchable_ops: set[Operation] = set()
+        # The function library (framework/function.py): name -> DefinedFunction, in the order added.
+        self._functions: dict[str, Any] = {}
 
     # -- identity and defaults ------------------------------------------------------------------
     def as_default(self) -> Any:
@@ -465,6 +467,32 @@ class Graph:
         if dtypes is not None:
             out_dtypes = [_dtypes.as_dtype(d) for d in dtypes]
         return self._create_op_internal(definition, list(inputs), full_attrs, out_dtypes, name)
+
+    # -- the function library --------------------------------------------------------------------
+    def _add_function(self, function: Any) -> None:
+        """Adds a DefinedFunction to this graph's library (again: nothing; a different function
+        under the same name: ValueError, as TF). A Defun (TF1 programs pass those too) adds
+        itself, with the functions it calls."""
+        if not hasattr(function, "call_op_def") and hasattr(function, "add_to_graph"):
+            function.add_to_graph(self)
+            return
+        with self._lock:
+            existing = self._functions.get(function.name)
+            if existing is function:
+                return
+            if existing is not None and existing.definition != function.definition:
+                raise ValueError(f"Cannot add function '{function.name}' because a different function with "
+                                 "the same name already exists.")
+            if existing is None:
+                self._functions[function.name] = function
+                self._structure_version += 1
+
+    def _get_function(self, name: str) -> Any:
+        """The DefinedFunction named `name` in this graph's library, or None."""
+        return self._functions.get(name)
+
+    def _is_function(self, name: str) -> bool:
+        return name in self._functions
 
     # -- serialization --------------------------------------------------------------------------
     def as_graph_def(self, from_version: Optional[int] = None, add_shapes: bool = False) -> Any:

@@ -268,7 +268,17 @@ def graph_to_graph_def(graph: Any, from_version: Optional[int] = None, add_shape
     for op in graph.get_operations():
         if from_version is None or op._id >= from_version:
             node_def(op, add_shapes, graph_def.node.add())
+    write_library(graph, graph_def.library)
     return graph_def
+
+
+def write_library(graph: Any, library: Any) -> None:
+    """Fills a FunctionDefLibrary with `graph`'s functions (framework/function.py's
+    DefinedFunctions) and the gradient functions registered for them."""
+    for fn in graph._functions.values():
+        library.function.add().CopyFrom(fn.definition)
+        if fn.grad_func_name:
+            library.gradient.add(function_name=fn.name, gradient_func=fn.grad_func_name)
 
 
 def write_graph(graph_or_graph_def: Any, logdir: str, name: str, as_text: bool = True) -> str:

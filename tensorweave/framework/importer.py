@@ -18,6 +18,7 @@ from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import errors
 from tensorweave.framework import graph as _graph
 from tensorweave.framework.device_spec import merge_device, parse_device
+from tensorweave.framework.function import import_library
 from tensorweave.framework.graph import Operation, Tensor
 from tensorweave.framework.graph_def import (GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_PRODUCER,
                                              attr_from_proto)
@@ -148,6 +149,8 @@ class _Importer:
     def create(self, name: str) -> Operation:
         node = self.nodes[name]
         op_def = self.op_dict.get(node.op)
+        if op_def is None and node.op in self.graph._functions:  # a call of a library function
+            op_def = self.graph._functions[node.op].call_op_def
         if op_def is None:
             # NotFoundError, as TF 2.21's importer (tests/data/tf_malformed_expected.json)
             raise errors.NotFoundError(
@@ -336,6 +339,8 @@ def import_graph_def(graph_def: Any, input_map: Optional[dict[str, Any]] = None,
         raise TypeError("return_elements must be a list of strings.")
     _check_versions(graph_def)
     graph = _graph.get_default_graph()
+    if graph_def.HasField("library"):  # first: nodes may call its functions
+        import_library(graph, graph_def.library)
     mapping = {}
     for key, value in (input_map or {}).items():
         if not isinstance(value, (Tensor, Operation)):

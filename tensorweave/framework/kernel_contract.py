@@ -77,6 +77,10 @@ class StepView(Protocol):
 
     def cancel(self, error: Optional[BaseException] = None) -> None: ...
 
+    def interrupted(self) -> Optional[BaseException]:
+        """The error that ends the step now (cancelled, or past its deadline), if any."""
+        ...
+
 
 Compute = Callable[..., Any]
 """A compiled kernel: called with the input values (after the runtime arguments of its

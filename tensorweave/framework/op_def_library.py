@@ -17,6 +17,9 @@ from tensorweave.framework.tensor_shape import as_shape
 
 
 def _graph_for(values: Sequence[Any]) -> _graph.Graph:
+    stack = _graph._default_graph_stack.stack
+    if stack and stack[-1].building_function:
+        return stack[-1]  # a function body being traced captures the outer tensors it uses (TF's rule)
     for v in values:
         if isinstance(v, (list, tuple)):
             for item in v:

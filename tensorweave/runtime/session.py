@@ -23,6 +23,7 @@ from tensorweave.runtime.cost_graph import build_every, fill_cost_graph, wants_c
 from tensorweave.runtime.cost_model import CostModel
 from tensorweave.runtime.device import DeviceMgr, create_devices
 from tensorweave.runtime.feeds import UnfeedableConverter, feed_converter
+from tensorweave.runtime import functions as _functions  # noqa: F401  (registers how function calls run)
 from tensorweave.runtime.fetch_mapper import FetchHandler, feed_expander, structure_key
 from tensorweave.runtime.graph_compiler import KernelCache
 from tensorweave.runtime.placer import Placer

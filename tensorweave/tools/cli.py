@@ -7,12 +7,14 @@ from typing import Callable, Optional, Sequence
 
 from tensorweave.examples import mnist
 from tensorweave.tools import saved_model_cli, trace_command
+from tensorweave.tools import server as server_command
 
 # Subcommand -> main(argv) returning an exit status. Each tool module owns its argument parsing.
 SUBCOMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "show": saved_model_cli.show_main,
     "run": saved_model_cli.run_main,
     "trace": trace_command.main,
+    "server": server_command.main,
 }
 
 

@@ -14,6 +14,7 @@ restarted; every wait is bounded and every process started here is ended by its 
 """
 import contextlib
 import json
+import logging
 import os
 import select
 import signal
@@ -259,15 +260,21 @@ def test_stopped_ps_is_detected_and_resumes():
 
 
 def test_operation_timeout_bounds_a_step_blocked_on_the_ps():
+    """A dequeue waiting on the PS, then a push to a stopped PS: both end at the session's
+    operation timeout (before the health check would notice the stop)."""
     with cluster() as c:
-        c.start("server", "ps", 0)
+        ps = c.start("server", "ps", 0)
         server = in_process_worker(c)
         with tf.device("/job:ps/task:0"):
-            q = tf.FIFOQueue(4, tf.float32, shapes=[[]], shared_name="q", name="q")
+            q = tf.FIFOQueue(4, tf.float32, shapes=[[]], name="q")
             dequeue = q.dequeue()
             enqueue = q.enqueue(7.0)
+            v = tf.Variable(0.0, name="v")
         with tf.device("/job:worker/task:0"):
             out = dequeue + 1.0
+            x = tf.placeholder(tf.float32, [])
+            doubled = x * 2.0
+        push_step = tf.assign_add(v, doubled)
         sess = tf.Session(server.target, config=tf.ConfigProto(operation_timeout_in_ms=1000))
         start = time.monotonic()
         with pytest.raises(tf.errors.DeadlineExceededError):
@@ -276,6 +283,13 @@ def test_operation_timeout_bounds_a_step_blocked_on_the_ps():
         assert wait_until(lambda: c.status("ps", 0)["steps"] == 0, 2.0)
         sess.run(enqueue)
         assert sess.run(out) == 8.0
+        sess.run(v.initializer)
+        assert sess.run(push_step, {x: 1.0}) == 2.0
+        os.kill(ps.pid, signal.SIGSTOP)
+        start = time.monotonic()
+        with pytest.raises(tf.errors.DeadlineExceededError):
+            sess.run(push_step, {x: 1.0})
+        assert time.monotonic() - start < 4.0
         sess.close()
 
 
@@ -344,7 +358,7 @@ class _Restart(tf.train.SessionRunHook):
             ps = self.c.procs[0]
             ps.kill()
             ps.wait(10)
-            self.c.procs[0] = self.c.start("server", "ps", 0)
+            self.c.start("server", "ps", 0)
 
 
 class _Record(tf.train.SessionRunHook):
@@ -363,7 +377,8 @@ class _Record(tf.train.SessionRunHook):
         self.created.append(((step, value), saved))
 
 
-def test_monitored_training_session_recovers_from_a_ps_restart(tmp_path):
+def test_monitored_training_session_recovers_from_a_ps_restart(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="tensorflow")
     checkpoint_dir = str(tmp_path / "ckpt")
     with cluster() as c:
         c.start("server", "ps", 0)
@@ -385,6 +400,11 @@ def test_monitored_training_session_recovers_from_a_ps_restart(tmp_path):
             while not sess.should_stop():
                 losses.append(sess.run([train, loss])[1])
         assert restart.killed_at_step == 7
+        # A run failed naming the PS (down, or back with a new incarnation) and the session
+        # was created again: recovery from run, not only at creation.
+        recovered = [r.getMessage() for r in caplog.records
+                     if r.getMessage().startswith("An error was raised. This may be due to a preemption")]
+        assert len(recovered) == 1 and PS0 in recovered[0], recovered
         assert len(record.created) == 2
         (step0, _), saved0 = record.created[0]
         assert step0 == 0 and saved0[0] == 0  # the chief's first checkpoint, before training
@@ -397,15 +417,15 @@ def test_monitored_training_session_recovers_from_a_ps_restart(tmp_path):
 
 
 def test_done_queue_shuts_the_cluster_down():
-    """Each worker process puts a token on the PS's done queue (one queue, shared by name, fed
-    by two clients); the PS dequeues one per worker, stops its server and exits 0."""
-    with cluster(ps=1, workers=2) as c:
-        ps = c.start("done_ps", "ps", 0, 2)
+    """Each worker process puts a token on each PS task's done queue (one queue per PS, shared
+    by name, fed by two clients); each PS dequeues one per worker, stops its server and exits 0."""
+    with cluster(ps=2, workers=2) as c:
+        ps = [c.start("done_ps", "ps", k, 2) for k in range(2)]
         workers = [c.start("done_worker", "worker", k, wait_for=None) for k in range(2)]
-        for proc in workers + [ps]:
+        for proc in workers + ps:
             assert proc.wait(30) == 0
-        lines = ps.stdout.read().decode().split("\n")
-        assert "tokens [0, 1]" in lines
+        for proc in ps:
+            assert "tokens [0, 1]" in proc.stdout.read().decode().split("\n")
 
 
 def test_ps_step_ends_when_its_master_dies():

@@ -194,7 +194,9 @@ def test_values_for_steps_that_never_run_are_bounded(monkeypatch):
             if step_id % 3 == 0:
                 worker.abort_step(wire.Message({"step": step_id + 1000}, {}))
         assert len(worker._steps) <= 50
-        assert 200 in worker._steps and 1198 in worker._steps  # the newest are kept
+        assert 200 in worker._steps  # the newest are kept
+        # an abort for a step not running here keeps nothing, only the note that it ended
+        assert 1198 not in worker._steps and 1198 in worker._ended
         assert push(1) == {"dropped": True}  # the oldest was dropped: its values are not kept again
     finally:
         worker.shutdown()

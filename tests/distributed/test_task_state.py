@@ -7,13 +7,17 @@ process, talking over gRPC on 127.0.0.1).
   session gets new ones.
 - An op taking a resource handle runs where the resource lives (TF's placer colocates resource
   edges), so a queue's enqueue built outside the queue's device scope still reaches it.
+- A step aborted on a task before it started there ends there at once.
 """
 import contextlib
 import socket
 
 import numpy as np
+import pytest
 
 import tensorweave as tf
+from tensorweave.distributed import wire
+from tensorweave.distributed.worker import Worker
 
 
 def _addresses(n):
@@ -104,3 +108,29 @@ def test_enqueue_outside_the_ps_scope_reaches_the_ps_queue():
             same = tf.FIFOQueue(4, tf.int32, shapes=[[]], shared_name="done", name="other")
             with tf.Session(worker.target) as sess:
                 assert sess.run(same.dequeue()) == 5
+
+
+def test_an_abort_before_the_step_ends_it_on_the_task():
+    """AbortStep for a step that has not started here (or never will): its RunGraph fails at
+    once, values pushed to it are dropped, and the task keeps nothing for it."""
+    worker = Worker("worker", 0, tf.train.ClusterSpec({"worker": ["127.0.0.1:1"]}))
+    try:
+        g = tf.Graph()
+        with g.as_default():
+            tf.constant(2.5, name="c")
+        graph_def = np.frombuffer(g.as_graph_def().SerializeToString(), np.uint8)
+        handle = worker.register_graph(wire.Message({}, {"graph_def": graph_def}))[0]["handle"]
+        device = worker.devices.devices[0].name
+        key = [device, 1, device, "t", "", 0]
+        worker.push_tensor(wire.Message({"step": 5, "key": key}, {"value": np.float32(1.0)}))
+        worker.abort_step(wire.Message({"step": 5}, {}))
+        assert not worker._steps  # the value pushed before the abort went with it
+        run = {"handle": handle, "feeds": [], "fetches": ["c:0"], "targets": []}
+        with pytest.raises(tf.errors.AbortedError):
+            worker.run_graph(wire.Message(dict(run, step=5), {}))
+        assert worker.push_tensor(wire.Message({"step": 5, "key": key}, {"value": np.float32(1.0)}))[0] == {
+            "dropped": True}
+        assert worker.run_graph(wire.Message(dict(run, step=6), {}))[1] == [("c:0", 2.5)]
+        assert not worker._steps and worker.get_status(wire.Message({}, {}))[0]["steps"] == 0
+    finally:
+        worker.shutdown()

@@ -103,4 +103,4 @@ def test_no_subcommand_runs_main_job(monkeypatch):
 
 def test_help_lists_subcommands(capsys):
     assert cli.main(["help"]) == 0
-    assert "run, show, trace" in capsys.readouterr().out
+    assert "run, server, show, trace" in capsys.readouterr().out

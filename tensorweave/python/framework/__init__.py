@@ -1,0 +1,1 @@
+"""TF1's `tensorflow.python.framework` paths that programs import directly."""

@@ -1,0 +1,4 @@
+"""`tensorflow.python.framework.function`: TF1's Defun, as programs import it."""
+from tensorweave.ops.functional.defun import Defun
+
+__all__ = ["Defun"]
