@@ -32,11 +32,11 @@ class _PushCounter:
         self._lock = threading.Lock()
         original = worker_module.Worker.push
 
-        def push(worker, peer, step_id, key, value, is_dead):
+        def push(worker, peer, step_id, key, value, *rest):
             with self._lock:
                 self.bytes += int(getattr(value, "nbytes", 0))
                 self.tensors.append((str(key), getattr(value, "shape", None)))
-            return original(worker, peer, step_id, key, value, is_dead)
+            return original(worker, peer, step_id, key, value, *rest)
 
         monkeypatch.setattr(worker_module.Worker, "push", push)
 
