@@ -27,6 +27,7 @@ from tensorweave.ops.nn import (  # noqa: F401,E402
 from tensorweave.ops.nn import raw_rnn  # noqa: F401,E402
 from tensorweave.ops.nn import ctc_loss  # noqa: F401,E402
 from tensorweave.ops.random.range_samplers import (  # noqa: F401,E402
-    all_candidate_sampler, fixed_unigram_candidate_sampler, uniform_candidate_sampler)
+    all_candidate_sampler, fixed_unigram_candidate_sampler, learned_unigram_candidate_sampler,
+    uniform_candidate_sampler)
 from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("nn", __name__)

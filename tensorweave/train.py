@@ -49,4 +49,5 @@ from tensorweave.distributed.protos import ClusterDef, JobDef, ServerDef  # noqa
 from tensorweave.distributed.server import Server  # noqa: F401,E402
 from tensorweave.distributed import grpc_session as _grpc_session  # noqa: F401,E402  (registers grpc:// sessions)
 from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
+from tensorweave.training.sync_replicas_optimizer import SyncReplicasOptimizer  # noqa: F401,E402
 __getattr__ = _module_getattr("train", __name__)

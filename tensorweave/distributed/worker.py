@@ -68,9 +68,12 @@ _MAX_WAITING_STEPS = 4096
 
 class WorkerRendezvous(LocalRendezvous):
     """One step's rendezvous on a worker: local pairs meet here; a value for a device of
-    another task is pushed there."""
+    another task is pushed there. Pushes are asynchronous (a Send does not wait for the
+    receiver's acknowledgement, so a step's pushes to several tasks travel together and the
+    sender goes on computing); the step's RunGraph waits for them all before it replies, so a
+    push that failed fails the step here too."""
 
-    __slots__ = ("_worker", "_step_id", "pushing", "deadline")
+    __slots__ = ("_worker", "_step_id", "pushing", "deadline", "_outstanding", "_drained", "push_error")
 
     def __init__(self, worker: "Worker", step_id: int) -> None:
         super().__init__()
@@ -78,20 +81,55 @@ class WorkerRendezvous(LocalRendezvous):
         self._step_id = step_id
         self.pushing: list[str] = []  # tasks this step's pushes are waiting on now
         self.deadline: Optional[float] = None  # the step's (time.monotonic()): pushes end by it
+        self._outstanding = 0
+        self._drained: Optional[threading.Event] = None
+        self.push_error: Optional[BaseException] = None
 
     def send(self, key: RendezvousKey, value: Any, is_dead: bool) -> None:
         peer = self._worker.peer_for(key.dst_device)
         if peer is None:
             super().send(key, value, is_dead)
             return
+        if self.push_error is not None:
+            raise self.push_error
         deadline = self.deadline
         timeout = self._worker.push_timeout if deadline is None else max(0.001, deadline - time.monotonic())
-        pushing = self.pushing
-        pushing.append(peer.task)
-        try:
-            self._worker.push(peer, self._step_id, key, value, is_dead, timeout)
-        finally:
-            pushing.remove(peer.task)
+        task = peer.task
+        with self._lock:
+            self._outstanding += 1
+            self.pushing.append(task)
+
+        def pushed(error: Optional[BaseException], reply: Any) -> None:
+            if isinstance(error, errors.CancelledError):  # its channel was closed: cut_off_pushes
+                error = errors.UnavailableError(None, None, f"PushTensor to task {task} was cut off: the task "
+                                                "stopped answering")
+            with self._lock:
+                self._outstanding -= 1
+                self.pushing.remove(task)
+                if error is not None and self.push_error is None:
+                    self.push_error = error
+                drained = self._drained if self._outstanding == 0 else None
+            if error is not None:
+                self.start_abort(error)  # the step's receivers here wake with it
+            if drained is not None:
+                drained.set()
+
+        self._worker.push(peer, self._step_id, key, value, is_dead, timeout, pushed)
+
+    def wait_for_pushes(self, timeout: Optional[float]) -> None:
+        """Until every push of the step is acknowledged; raises the first push's error."""
+        with self._lock:
+            if self._outstanding:
+                if self._drained is None:
+                    self._drained = threading.Event()
+                drained: Optional[threading.Event] = self._drained
+            else:
+                drained = None
+        if drained is not None and not drained.wait(timeout):
+            raise errors.DeadlineExceededError(None, None, f"Step {self._step_id}: values pushed to "
+                                               f"{', '.join(sorted(set(self.pushing)))} were not acknowledged in time")
+        if self.push_error is not None:
+            raise self.push_error
 
 
 class SessionKernels:
@@ -243,16 +281,13 @@ class Worker:
             old.close()
 
     def push(self, peer: rpc.TaskClient, step_id: int, key: RendezvousKey, value: Any, is_dead: bool,
-             timeout: Optional[float]) -> None:
+             timeout: Optional[float], done: Any) -> None:
+        """Starts pushing a value to the task that receives it; `done(error, reply)` runs when
+        the receiver has acknowledged it (or the push failed)."""
         header = {"step": step_id, "key": [key.src_device, key.src_incarnation, key.dst_device, key.tensor_name,
                                            key.frame_id, key.iteration],
                   "dst_incarnation": self._expected.get(key.dst_device, 0)}
-        value = wire.DEAD if is_dead else value
-        try:
-            peer.call("PushTensor", header, [("value", value)], timeout=timeout)
-        except ValueError:  # gRPC's "closed channel": cut_off_pushes closed it meanwhile
-            raise errors.UnavailableError(None, None, f"PushTensor to task {peer.task} was cut off: the task "
-                                          "stopped answering") from None
+        peer.call_async("PushTensor", header, [("value", wire.DEAD if is_dead else value)], done, timeout=timeout)
 
 
     # -- steps ------------------------------------------------------------------------------------
@@ -391,6 +426,7 @@ class Worker:
             if token is None or rendezvous._error is not None:
                 raise rendezvous._error or errors.AbortedError(None, None, "Step was aborted")
             results = plan.run(step)
+            rendezvous.wait_for_pushes(step.remaining() if step.deadline is not None else self.push_timeout)
         finally:
             step.cancellation.deregister(token)
             self._end_step(step_id)

@@ -25,9 +25,6 @@ KNOWN_FAILURES = {
     "DecodeJpeg": "Pillow's libjpeg uses the accurate integer IDCT where TF uses the fast one (the "
     "documented difference in tensorweave/ops/image/codecs.py); the JPEG TF encoded is byte-identical to ours",
     "DecodeAndCropJpeg": "decodes through the same Pillow path as DecodeJpeg (same IDCT difference)",
-    "FixedUnigramCandidateSampler": "with unique=True it samples the same candidate set as TF but in a "
-    "different order: by design it draws from a NumPy generator, not TF's alias table (see "
-    "tensorweave/ops/random/range_samplers.py), so its distribution is TF's but its sequence is not",
 }
 COMPARE_DECODED = {
     "EncodePng": lambda data: _decode_png(data).tolist(),

@@ -15,6 +15,8 @@ __all__ = ["random_uniform", "random_normal", "truncated_normal", "multinomial",
            "stateless_multinomial", "stateless_categorical", "log_uniform_candidate_sampler",
            "compute_accidental_hits"]
 from tensorweave.ops.random.range_samplers import (  # noqa: E402
-    all_candidate_sampler, fixed_unigram_candidate_sampler, uniform_candidate_sampler)
+    all_candidate_sampler, fixed_unigram_candidate_sampler, learned_unigram_candidate_sampler,
+    uniform_candidate_sampler)
 
-__all__ += ["uniform_candidate_sampler", "fixed_unigram_candidate_sampler", "all_candidate_sampler"]
+__all__ += ["uniform_candidate_sampler", "fixed_unigram_candidate_sampler", "learned_unigram_candidate_sampler",
+            "all_candidate_sampler"]
