@@ -62,6 +62,9 @@ from tensorweave.ops.state import (  # noqa: F401
     scatter_sub, scatter_update, trainable_variables, truncated_normal_initializer,
     uniform_unit_scaling_initializer, Variable, variable_scope, variables_initializer, VariableScope,
     VariableV1, variance_scaling_initializer, zeros_initializer)
+from tensorweave.ops.state import (  # noqa: F401
+    create_partitioned_variables, fixed_size_partitioner, min_max_variable_partitioner,
+    variable_axis_size_partitioner)
 from tensorweave.ops.script import (  # noqa: F401
     py_func)
 

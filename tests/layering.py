@@ -71,6 +71,8 @@ TIER2["math"].add("confusion_matrix")
 # Issue 11 (tf.sparse and the rest of tf.nn): their Python-level libraries.
 TIER2["nn"] |= {"statistics", "pool_nd", "safe_embedding"}
 TIER2["sparse"] |= {"sparse_impl"}
+# Issue 14: partitioners and tf.create_partitioned_variables (built on variable_scope).
+TIER2["state"].add("partitioned_variables")
 # Issue 14 (synchronous replicas): the accumulator classes over the accumulator ops.
 TIER2["queues"].add("accumulator_classes")
 # Issue 15 (graph functions): Defun traces Python functions with any family's ops.

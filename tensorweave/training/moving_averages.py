@@ -15,6 +15,7 @@ from tensorweave.ops.state import variable_ops as state_ops
 from tensorweave.ops.state.init_ops import zeros_initializer
 from tensorweave.ops.state.variable_scope import get_variable, variable_scope
 from tensorweave.ops.state.variables import global_variables, moving_average_variables, trainable_variables
+from tensorweave.training.slot_creator import copy_save_slice_info
 
 __all__ = ["ExponentialMovingAverage", "assign_moving_average"]
 
@@ -87,6 +88,7 @@ class ExponentialMovingAverage:
             if isinstance(var, Variable):
                 shadow = Variable(lambda: var.initialized_value(), trainable=False, name=f"{var.op.name}/{self._name}",
                                   dtype=var.dtype.base_dtype)
+                copy_save_slice_info(var, shadow)
                 _graph.add_to_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, var)
                 return shadow, False
             shape = var.get_shape()

@@ -15,6 +15,7 @@ from tensorweave.ops.state.variables import trainable_variables, Variable
 from tensorweave.ops.state.variable_scope import get_variable_scope
 from tensorweave.ops import array as array_ops, math as math_ops
 from tensorweave.ops.control_flow import tuple as tf_tuple
+from tensorweave.training.slot_creator import copy_save_slice_info
 
 
 class Optimizer:
@@ -147,6 +148,7 @@ class Optimizer:
             name = f"{scope}/{var.op.name}/{op_name}" if scope else f"{var.op.name}/{op_name}"
             with graph.as_default(), _graph.name_scope(None), graph.colocate_with(var.op):
                 slots[var] = Variable(initial_value, trainable=False, name=name, dtype=var.dtype.base_dtype)
+            copy_save_slice_info(var, slots[var])
         return slots[var]
 
     def _zeros_slot(self, var: Variable, slot_name: str, op_name: str) -> Variable:

@@ -26,6 +26,7 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops import array as array_ops, math as math_ops
 from tensorweave.ops.io import save_restore as save_restore_ops
 from tensorweave.ops.state import variable_ops as state_ops
+from tensorweave.ops.state.variables import PartitionedVariable
 from tensorweave.ops.array.constant_op import constant, placeholder_with_default
 from tensorweave.ops.control_flow.grouping import group
 from tensorweave.framework.device_spec import parse_device
@@ -94,7 +95,8 @@ def op_list_to_dict(op_list: Any) -> dict[str, Any]:
         raise TypeError(f"Variables to save should be passed in a dict or a list: {op_list}")
     flat: list[Any] = []
     for item in op_list:
-        flat.extend(item if isinstance(item, (list, tuple)) else [item])
+        # a PartitionedVariable is saved as its shards, each a slice of the full tensor
+        flat.extend(item if isinstance(item, (list, tuple, PartitionedVariable)) else [item])
     result: dict[str, Any] = {}
     for var in sorted(flat, key=lambda x: x.name):
         if isinstance(var, SaveableObject):
@@ -102,7 +104,10 @@ def op_list_to_dict(op_list: Any) -> dict[str, Any]:
             continue
         info = getattr(var, "_save_slice_info", None)
         if info is not None:
-            result.setdefault(info.full_name, []).append(var)
+            slices = result.setdefault(info.full_name, [])
+            if not isinstance(slices, list):
+                raise ValueError(f"Mixing slices and non-slices with the same name: {info.full_name}")
+            slices.append(var)
             continue
         name = _variable_tensor(var).op.name
         if name in result:
@@ -120,13 +125,14 @@ def saveables_from_dict(names_to_saveables: dict[str, Any]) -> list[SaveableObje
     for name, op in sorted(names_to_saveables.items(), key=lambda x: x[0]):
         if not isinstance(name, str):
             raise TypeError(f"Saveable names must be strings, got {name!r}")
-        items = op if isinstance(op, (list, tuple)) else [op]
+        sliced = isinstance(op, (list, tuple, PartitionedVariable))
+        items = list(op) if sliced else [op]
         for item in items:
             if isinstance(item, SaveableObject):
                 saveable = item
             else:
                 info = getattr(item, "_save_slice_info", None)
-                spec = info.spec if info is not None and isinstance(op, (list, tuple)) else ""
+                spec = info.spec if info is not None and sliced else ""
                 saveable = ReferenceVariableSaveable(_variable_tensor(item), spec, name)
             if saveable.op in seen:
                 raise ValueError(f"The same saveable will be restored with two names: {name}")

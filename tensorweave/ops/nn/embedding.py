@@ -30,19 +30,20 @@ from tensorweave.ops.math.cast import cast
 from tensorweave.ops.math.math_impl import where
 from tensorweave.ops.math.elementwise import div, div_no_nan, maximum, sqrt
 from tensorweave.ops.math.reduction import reduce_sum
+from tensorweave.ops.state.variables import PartitionedVariable
 
 __all__ = ["embedding_lookup", "embedding_lookup_sparse"]
 
 
 def embedding_lookup(params: Any, ids: Any, partition_strategy: str = "mod", name: Optional[str] = None,
                      validate_indices: bool = True, max_norm: Any = None) -> Tensor:
-    """The rows `ids` of the table `params` (a tensor or Variable, or a list of shards of one):
-    a tensor of shape ids.shape + params.shape[1:]. With `max_norm`, each looked-up row whose
+    """The rows `ids` of the table `params` (a tensor or Variable, a list of shards of one, or a
+    PartitionedVariable): a tensor of shape ids.shape + params.shape[1:]. With `max_norm`, each looked-up row whose
     L2 norm exceeds it is scaled down to that norm."""
     del validate_indices  # ids are always checked, as TF does on CPU
     if params is None:
         raise ValueError("params must be specified")
-    shards = list(params) if isinstance(params, (list, tuple)) else [params]
+    shards = _shard_list(params)
     if not shards:
         raise ValueError("Need at least one param")
     with name_scope(name, "embedding_lookup", shards + [ids]) as scope:
@@ -68,7 +69,7 @@ def embedding_lookup_sparse(params: Any, sp_ids: Any, sp_weights: Any, partition
     combiner = "mean" if combiner is None else combiner
     if combiner not in ("mean", "sqrtn", "sum"):
         raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner!r}")
-    shards = list(params) if isinstance(params, (list, tuple)) else [params]
+    shards = _shard_list(params)
     with name_scope(name, "embedding_lookup_sparse", shards + [sp_ids.indices, sp_ids.values]) as scope:
         segment_ids = cast(sp_ids.indices[:, 0], _dtypes.int32)
         unique_ids, idx = segment_ops.unique(sp_ids.values)
@@ -94,6 +95,13 @@ def embedding_lookup_sparse(params: Any, sp_ids: Any, sp_weights: Any, partition
         divisor = reshape(divisor, concat(
             [shape(divisor), ones_like(shape(total)[1:])], 0))
         return div_no_nan(total, divisor, name=scope)
+
+
+def _shard_list(params: Any) -> list:
+    """The shards of `params`: a list of them, a PartitionedVariable's variables, or one table."""
+    if isinstance(params, (list, tuple, PartitionedVariable)):
+        return list(params)
+    return [params]
 
 
 def _sharded_lookup(shards: Sequence[Tensor], ids: Tensor, strategy: str, max_norm: Any, scope: str) -> Tensor:

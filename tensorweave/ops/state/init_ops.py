@@ -100,6 +100,11 @@ class truncated_normal_initializer(Initializer):  # noqa: N801
         return truncated_normal(_shape_list(shape), self.mean, self.stddev, self._dtype(dtype), seed=self.seed)
 
 
+def _scale_shape(dims: list[int], partition_info: Any) -> list[int]:
+    """The shape whose fans scale an initializer: the full variable's for a shard."""
+    return list(partition_info.full_shape) if partition_info is not None else dims
+
+
 def _fans(shape: list[int]) -> tuple[float, float]:
     if len(shape) < 1:
         return 1.0, 1.0
@@ -131,7 +136,8 @@ class variance_scaling_initializer(Initializer):  # noqa: N801
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Any:
         dims = _shape_list(shape)
         dt = self._dtype(dtype)
-        fan_in, fan_out = _fans(dims)
+        # a shard of a partitioned variable is scaled as the whole variable is
+        fan_in, fan_out = _fans(_scale_shape(dims, partition_info))
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         scale = self.scale / max(1.0, n)
         if self.distribution == "truncated_normal":
@@ -160,6 +166,8 @@ class uniform_unit_scaling_initializer(Initializer):  # noqa: N801
 
     def __call__(self, shape: Any, dtype: Any = None, partition_info: Any = None) -> Any:
         dims = _shape_list(shape)
-        input_size = float(np.prod(dims[:-1])) if len(dims) > 1 else (float(dims[0]) if dims else 1.0)
+        scale_dims = _scale_shape(dims, partition_info)
+        # TF's estimate: the product of every dimension but the last (1 for a vector)
+        input_size = float(np.prod(scale_dims[:-1])) if len(scale_dims) > 1 else 1.0
         limit = math.sqrt(3.0 / max(1.0, input_size)) * self.factor
         return random_uniform(dims, -limit, limit, self._dtype(dtype), seed=self.seed)

@@ -18,7 +18,7 @@ from tensorweave.framework.meta_graph import prepend_name_scope, register_proto_
 from tensorweave.framework.tensor_conversion import convert_to_tensor, register_tensor_conversion_function
 from tensorweave.framework.tensor_shape import TensorShape, as_shape, unknown_shape
 from tensorweave.ops.array.constant_op import constant
-from tensorweave.ops.array.joining import stack
+from tensorweave.ops.array.joining import concat, split, stack
 from tensorweave.ops.array.shaping import identity
 from tensorweave.ops.array.slicing import boolean_mask
 from tensorweave.ops.control_flow.cond import cond
@@ -27,15 +27,64 @@ from tensorweave.ops.math.elementwise import logical_not
 from tensorweave.ops.math.operators import OVERLOADED_OPERATORS
 from tensorweave.ops.state import variable_ops as state_ops
 
-__all__ = ["Variable", "VariableV1", "global_variables", "local_variables", "trainable_variables",
+__all__ = ["Variable", "VariableV1", "PartitionedVariable", "SaveSliceInfo", "global_variables", "local_variables",
+           "trainable_variables",
            "all_variables", "model_variables", "moving_average_variables", "global_variables_initializer",
            "local_variables_initializer", "variables_initializer", "initialize_all_variables",
            "initialize_local_variables", "initialize_variables", "report_uninitialized_variables",
            "assert_variables_initialized"]
 
 
+class _PendingColocation:
+    """Stands on the colocation stack for an op about to be created under `name` (TF's
+    `_attr_scope({"_class": loc:@name})`): ops made inside join its group, with no device."""
+
+    device = ""
+
+    def __init__(self, name: str) -> None:
+        self._groups = [f"loc:@{name}"]
+
+    def _colocation_groups(self) -> list[str]:
+        return self._groups
+
+
+class SaveSliceInfo:
+    """Where a variable sits inside a larger one it is a slice of (TF's Variable.SaveSliceInfo):
+    the full variable's name and shape, and this slice's offset and shape in it. A Saver writes
+    the slice under the full name with the `spec` string, so checkpoints hold the whole tensor."""
+
+    def __init__(self, full_name: Optional[str] = None, full_shape: Optional[Sequence[int]] = None,
+                 var_offset: Optional[Sequence[int]] = None, var_shape: Optional[Sequence[int]] = None,
+                 save_slice_info_def: Any = None, import_scope: Optional[str] = None) -> None:
+        if save_slice_info_def is not None:
+            full_name = prepend_name_scope(save_slice_info_def.full_name, import_scope)
+            full_shape = list(save_slice_info_def.full_shape)
+            var_offset = list(save_slice_info_def.var_offset)
+            var_shape = list(save_slice_info_def.var_shape)
+        self.full_name = full_name
+        self.full_shape = list(full_shape) if full_shape is not None else None
+        self.var_offset = list(var_offset) if var_offset is not None else None
+        self.var_shape = list(var_shape) if var_shape is not None else None
+
+    @property
+    def spec(self) -> str:
+        """TF's shape-and-slice string: "<full dims> <offset,length>:<offset,length>..."."""
+        dims = " ".join(str(d) for d in self.full_shape or [])
+        extents = ":".join(f"{o},{n}" for o, n in zip(self.var_offset or [], self.var_shape or []))
+        return f"{dims} {extents}"
+
+    def to_proto(self, export_scope: Optional[str] = None) -> Any:
+        if export_scope is not None and not (self.full_name or "").startswith(export_scope):
+            return None
+        return variable_pb2.SaveSliceInfoDef(full_name=strip_name_scope(self.full_name, export_scope),
+                                             full_shape=self.full_shape, var_offset=self.var_offset,
+                                             var_shape=self.var_shape)
+
+
 class Variable:
     """A variable maintains state across `Session.run` calls (TF1 tf.Variable)."""
+
+    SaveSliceInfo = SaveSliceInfo
 
     # As TF's Variable: rank above NumPy arrays so `ndarray * variable` defers to the variable's
     # reflected operator and builds the op instead of NumPy trying to convert the variable.
@@ -80,8 +129,11 @@ class Variable:
                                                    [] if init_from_fn else [initial_value]) as scope:
             if init_from_fn:
                 # As TF: an initializer function runs outside the device scopes (a
-                # replica_device_setter would otherwise pin it to the worker).
-                with graph.name_scope("Initializer"), graph.device(None):
+                # replica_device_setter would otherwise pin it to the worker) but colocated
+                # with the variable it initializes, which does not exist yet: its ops name the
+                # variable's group, so a table on a PS task is drawn there, not shipped there.
+                with graph.name_scope("Initializer"), graph.device(None), \
+                        graph.colocate_with(_PendingColocation(scope.rstrip("/"))):
                     initial = convert_to_tensor(initial_value(), dtype=dtype, name="initial_value")
             else:
                 initial = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
@@ -114,6 +166,9 @@ class Variable:
         self._trainable = variable_def.trainable
         self._constraint = None
         self._save_slice_info = None
+        if variable_def.HasField("save_slice_info_def"):
+            self._save_slice_info = SaveSliceInfo(save_slice_info_def=variable_def.save_slice_info_def,
+                                                  import_scope=import_scope)
 
     def to_proto(self, export_scope: Optional[str] = None) -> Any:
         """This variable as a VariableDef protobuf, names relative to `export_scope` (None if the
@@ -126,12 +181,22 @@ class Variable:
             snapshot_name=strip_name_scope(self._snapshot.name, export_scope), trainable=self._trainable)
         if self._initial_value is not None:
             proto.initial_value_name = strip_name_scope(self._initial_value.name, export_scope)
+        if self._save_slice_info is not None:
+            slice_def = self._save_slice_info.to_proto(export_scope)
+            if slice_def is not None:
+                proto.save_slice_info_def.MergeFrom(slice_def)
         return proto
 
     @staticmethod
     def from_proto(variable_def: Any, import_scope: Optional[str] = None) -> "Variable":
         """The Variable around the nodes a VariableDef names (in the default graph)."""
         return Variable(variable_def=variable_def, import_scope=import_scope)
+
+    def _set_save_slice_info(self, save_slice_info: SaveSliceInfo) -> None:
+        self._save_slice_info = save_slice_info
+
+    def _get_save_slice_info(self) -> Optional[SaveSliceInfo]:
+        return self._save_slice_info
 
     # -- graph elements -------------------------------------------------------------------------
     def _as_graph_element(self) -> Tensor:
@@ -293,6 +358,147 @@ def _to_tensor(v: Variable, dtype: Any = None, name: Optional[str] = None, as_re
 
 
 register_tensor_conversion_function(Variable, _to_tensor)
+
+
+class PartitionedVariable:
+    """A variable stored as shards (TF1 PartitionedVariable, made by get_variable with a
+    partitioner): each shard is its own Variable (`name/part_i`, its own VariableV2, so a
+    replica_device_setter spreads them over PS tasks); used as a tensor it is their
+    concatenation. Shards are ordered by their offset in the full variable."""
+
+    def __init__(self, name: str, shape: Any, dtype: Any, variable_list: Sequence[Variable],
+                 partitions: Sequence[int]) -> None:
+        if not isinstance(variable_list, (list, tuple)):
+            raise TypeError(f"variable_list is not a list or tuple: {variable_list}")
+        if not isinstance(partitions, (list, tuple)):
+            raise TypeError(f"partitions is not a list or tuple: {partitions}")
+        if not all(p >= 1 for p in partitions):
+            raise ValueError(f"partition values must be positive: {partitions}")
+        if not variable_list:
+            raise ValueError("variable_list may not be empty")
+        if any(v._get_save_slice_info() is None for v in variable_list):
+            raise ValueError(f"All variables must have a save_slice_info available: {[v.name for v in variable_list]}")
+        if len(shape) != len(partitions):
+            raise ValueError(f"len(shape) != len(partitions): {shape} vs. {partitions}")
+        full_shape = as_shape(shape).as_list()
+        for v in variable_list:
+            if v._get_save_slice_info().full_shape != full_shape:  # type: ignore[union-attr]
+                raise ValueError(f"All variables' full shapes must match shape: {shape}; but full shapes were: "
+                                 f"{[v._get_save_slice_info().full_shape]}")  # type: ignore[union-attr]
+        self._variable_list = sorted(variable_list, key=lambda v: v._get_save_slice_info().var_offset)
+        self._name = name
+        self._shape = as_shape(shape)
+        self._dtype = _dtypes.as_dtype(dtype)
+        self._partitions = list(partitions)
+
+    def __iter__(self) -> Any:
+        return iter(self._variable_list)
+
+    def __len__(self) -> int:
+        axes = self._partition_axes()
+        if len(axes) > 1:
+            raise ValueError(f"Cannot get a length for {len(axes)} > 1 partition axes")
+        return len(self._variable_list)
+
+    def _partition_axes(self) -> list[int]:
+        if all(p == 1 for p in self._partitions):
+            return [0]
+        return [i for i, p in enumerate(self._partitions) if p > 1]
+
+    def _concat(self) -> Tensor:
+        """The full value (a Concat of the shards' snapshots, named as the variable)."""
+        if len(self._variable_list) == 1:
+            with _graph.name_scope(None):
+                return identity(self._variable_list[0], name=self._name)
+        axis = self._partition_axes()
+        if len(axis) > 1:
+            raise ValueError(f"Cannot concatenate along more than one dimension: {axis}. "
+                             "Multi-axis partition concat is not supported")
+        with _graph.name_scope(self._name + "/ConcatPartitions/"):
+            concatenated = concat(self._variable_list, axis[0])
+        with _graph.name_scope(None):
+            return identity(concatenated, name=self._name)
+
+    def as_tensor(self) -> Tensor:
+        """The concatenated value, free of the control dependencies of the caller's scope."""
+        with _graph.get_default_graph().control_dependencies(None):
+            return self._concat()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dtype(self) -> _dtypes.DType:
+        return self._dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    def get_shape(self) -> TensorShape:
+        return self._shape
+
+    @property
+    def graph(self) -> _graph.Graph:
+        return self._variable_list[0].graph
+
+    def get_variable_list(self) -> list[Variable]:
+        return self._variable_list
+
+    def _get_variable_list(self) -> list[Variable]:
+        return self._variable_list
+
+    def get_partitions(self) -> list[int]:
+        return self._partitions
+
+    def _get_partitions(self) -> list[int]:
+        return self._partitions
+
+    def _apply_assign_fn(self, assign_fn: Callable[[Variable, Any], Any], value: Any) -> list:
+        axes = self._partition_axes()
+        if len(axes) > 1:
+            raise ValueError(f"Cannot do assign action along more than one dimension: {axes}. "
+                             "Multi-axis partition assign action is not supported")
+        if isinstance(value, list):
+            if len(value) != len(self._variable_list):
+                raise ValueError(f"Expected {len(self._variable_list)} values, one per shard, got {len(value)}")
+            values = value
+        elif isinstance(value, PartitionedVariable):
+            values = list(value)
+        else:
+            sizes = [v.shape.dims[axes[0]].value for v in self._variable_list]
+            values = split(value, sizes, axis=axes[0])
+        return [assign_fn(v, values[i]) for i, v in enumerate(self._variable_list)]
+
+    def assign(self, value: Any, use_locking: bool = False, name: Optional[str] = None,
+               read_value: bool = True) -> list:
+        return self._apply_assign_fn(lambda v, x: v.assign(x, use_locking, name, read_value), value)
+
+    def assign_add(self, value: Any, use_locking: bool = False, name: Optional[str] = None,
+                   read_value: bool = True) -> list:
+        return self._apply_assign_fn(lambda v, x: v.assign_add(x, use_locking, name, read_value), value)
+
+    def assign_sub(self, value: Any, use_locking: bool = False, name: Optional[str] = None,
+                   read_value: bool = True) -> list:
+        return self._apply_assign_fn(lambda v, x: v.assign_sub(x, use_locking, name, read_value), value)
+
+    def __repr__(self) -> str:
+        return f"<tf.PartitionedVariable '{self._name}' shape={self._shape} partitions={self._partitions}>"
+
+
+def _partitioned_to_tensor(v: PartitionedVariable, dtype: Any = None, name: Optional[str] = None,
+                           as_ref: bool = False) -> Tensor:
+    if dtype is not None and not _dtypes.as_dtype(dtype).is_compatible_with(v.dtype):
+        raise ValueError(f"Incompatible type conversion requested to type '{_dtypes.as_dtype(dtype).name}' for "
+                         f"variable of type '{v.dtype.name}'")
+    if as_ref:
+        # shards live in separate VariableV2 nodes: no single reference tensor exists to mutate
+        raise TypeError("PartitionedVariable doesn't support being used as a reference.")
+    return v.as_tensor()
+
+
+register_tensor_conversion_function(PartitionedVariable, _partitioned_to_tensor)
 
 
 def _register_variable_collections() -> None:
