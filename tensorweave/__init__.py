@@ -149,5 +149,6 @@ from tensorweave.ops.sparse.sparse_impl import (  # noqa: F401,E402
     sparse_to_indicator, sparse_transpose)
 from tensorweave.ops.sparse.sparse_impl import sparse_merge  # noqa: F401,E402
 from tensorweave import distribute  # noqa: F401,E402
+from tensorweave import data  # noqa: F401,E402
 from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("", __name__)
