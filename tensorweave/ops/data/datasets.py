@@ -101,7 +101,7 @@ class TensorSliceDataset(Dataset):
 
     def make_iterator(self, ictx: IteratorContext) -> DatasetIterator:
         comps = self.components
-        return _GenIterator(tuple(c[i] for c in comps) for i in range(self.size))
+        return _GenIterator(tuple(c[i, ...] for c in comps) for i in range(self.size))
 
 
 class RangeDataset(Dataset):
@@ -393,7 +393,8 @@ class UnbatchDataset(Dataset):
                     e = self.inner.get_next(step)
                     if e is None:
                         return None
-                    self.rows = collections.deque(zip(*[np.asarray(c) for c in e]))
+                    arrays = [np.asarray(c) for c in e]
+                    self.rows = collections.deque(tuple(a[i, ...] for a in arrays) for i in range(len(arrays[0])))
                 return tuple(self.rows.popleft())
         return _Unbatch(self.inner.make_iterator(ictx))
 
