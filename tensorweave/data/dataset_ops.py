@@ -4,12 +4,15 @@ is built in the graph that asks for it (once per graph), so a one-shot iterator 
 whole pipeline again inside its dataset factory function."""
 from __future__ import annotations
 
+import itertools
+import threading
 import weakref
 from typing import Any, Callable, Optional
 
 import numpy as np
 
 from tensorweave.framework import dtypes as _dtypes
+from tensorweave.framework import errors
 from tensorweave.framework import function as _function
 from tensorweave.framework import graph as _graph
 from tensorweave.framework import nest
@@ -21,7 +24,8 @@ from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.framework.tensor_shape import TensorShape, unknown_shape
 from tensorweave.ops.data import dataset_ops as ops
 from tensorweave.ops.io.file_io import matching_files
-from tensorweave.data.iterator_ops import Iterator, make_initializable_iterator, make_one_shot_iterator
+from tensorweave.ops.script.py_func import py_func
+from tensorweave.data.iterator_ops import Iterator, _shapes_like, make_initializable_iterator, make_one_shot_iterator
 from tensorweave.data.structured_function import StructuredFunction
 
 AUTOTUNE = -1
@@ -90,6 +94,11 @@ class Dataset:
         return _RangeDataset(*args)
 
     @staticmethod
+    def from_generator(generator: Callable[..., Any], output_types: Any, output_shapes: Any = None,
+                       args: Any = None) -> "Dataset":
+        return _from_generator(generator, output_types, output_shapes, args)
+
+    @staticmethod
     def zip(datasets: Any) -> "Dataset":
         return _ZipDataset(datasets)
 
@@ -105,6 +114,13 @@ class Dataset:
 
     def map(self, map_func: Callable[..., Any], num_parallel_calls: Optional[int] = None) -> "Dataset":
         return _MapDataset(self, map_func, num_parallel_calls)
+
+    def flat_map(self, map_func: Callable[..., Any]) -> "Dataset":
+        return _FlatMapDataset(self, map_func, None, None, None)
+
+    def interleave(self, map_func: Callable[..., Any], cycle_length: Any = AUTOTUNE, block_length: Any = 1,
+                   num_parallel_calls: Optional[int] = None) -> "Dataset":
+        return _FlatMapDataset(self, map_func, cycle_length, block_length, num_parallel_calls)
 
     def filter(self, predicate: Callable[..., Any]) -> "Dataset":
         return _FilterDataset(self, predicate)
@@ -283,6 +299,34 @@ class _MapDataset(Dataset):
             self._parallel, dtype=_dtypes.int32, name="num_parallel_calls"), **common)
 
 
+class _FlatMapDataset(Dataset):
+    def __init__(self, inner: Dataset, func: Callable[..., Any], cycle_length: Any, block_length: Any,
+                 num_parallel_calls: Any) -> None:
+        self._inner = inner
+        self._fn = StructuredFunction(func, "Dataset_flat_map" if cycle_length is None else "Dataset_interleave",
+                                      inner.output_types, inner.output_shapes)
+        returned = self._fn.returned_dataset
+        if returned is None:
+            raise TypeError("`map_func` must return a `Dataset` object.")
+        self._lengths = None if cycle_length is None else (_as_int64(cycle_length, "cycle_length"),
+                                                           _as_int64(block_length, "block_length"))
+        self._parallel = num_parallel_calls
+        super().__init__(returned.output_types, returned.output_shapes)
+
+    def _build(self) -> Tensor:
+        self._fn.add_to_graph(_graph.get_default_graph())
+        common = dict(input_dataset=self._inner._as_variant_tensor(), other_arguments=self._fn.captured,
+                      f=_function.function_attr_value(self._fn.name), **self._flat())
+        if self._lengths is None:
+            return apply_op(ops.FlatMapDataset, **common)
+        if self._parallel is None:
+            return apply_op(ops.InterleaveDataset, cycle_length=self._lengths[0], block_length=self._lengths[1],
+                            **common)
+        return apply_op(ops.ParallelInterleaveDatasetV2, cycle_length=self._lengths[0],
+                        block_length=self._lengths[1],
+                        num_parallel_calls=_as_int64(self._parallel, "num_parallel_calls"), **common)
+
+
 class _FilterDataset(Dataset):
     def __init__(self, inner: Dataset, predicate: Callable[..., Any]) -> None:
         self._inner = inner
@@ -298,6 +342,86 @@ class _FilterDataset(Dataset):
         return apply_op(ops.FilterDataset, input_dataset=self._inner._as_variant_tensor(),
                         other_arguments=self._fn.captured,
                         predicate=_function.function_attr_value(self._fn.name), **self._flat())
+
+
+class _GeneratorState:
+    """The generators of a from_generator dataset, one per iteration, by id (as TF keeps them)."""
+
+    def __init__(self, generator: Callable[..., Any]) -> None:
+        self._generator = generator
+        self._iterators: dict[int, Any] = {}
+        self._ids = itertools.count()
+        self._lock = threading.Lock()
+
+    def start(self, *args: Any) -> np.int64:
+        with self._lock:
+            key = next(self._ids)
+            self._iterators[key] = iter(self._generator(*[a.item() if isinstance(a, np.ndarray) and a.ndim == 0
+                                                          else a for a in args]))
+        return np.int64(key)
+
+    def next_of(self, key: Any) -> Any:
+        it = self._iterators[int(key)]
+        try:
+            return next(it)
+        except StopIteration:
+            with self._lock:
+                self._iterators.pop(int(key), None)
+            raise errors.OutOfRangeError(None, None, "End of sequence") from None
+
+
+def _flatten_up_to(structure: Any, value: Any) -> list:
+    """`value`'s parts at the leaves of `structure` (a leaf's value may itself be a list)."""
+    if isinstance(structure, dict):
+        return [leaf for k in sorted(structure) for leaf in _flatten_up_to(structure[k], value[k])]
+    if isinstance(structure, (list, tuple)):
+        if not isinstance(value, (list, tuple)) or len(value) != len(structure):
+            raise errors.InvalidArgumentError(None, None, f"`generator` yielded {value!r}, which does not match "
+                                              f"the structure of `output_types` {structure!r}.")
+        return [leaf for s, v in zip(structure, value) for leaf in _flatten_up_to(s, v)]
+    return [value]
+
+
+def _from_generator(generator: Callable[..., Any], output_types: Any, output_shapes: Any, args: Any) -> Dataset:
+    """TF's construction: a dataset of one generator id per iteration, flat-mapped to the
+    endless repetition of that id mapped through `next()` of its generator (a py_func), which
+    ends the inner dataset by raising OutOfRangeError."""
+    if not callable(generator):
+        raise TypeError("`generator` must be callable.")
+    types = nest.pack_sequence_as(output_types, [_dtypes.as_dtype(t) for t in nest.flatten(output_types)])
+    shapes = _shapes_like(types, output_shapes)
+    flat_types, flat_shapes = nest.flatten(types), nest.flatten(shapes)
+    state = _GeneratorState(generator)
+    arg_tensors = [convert_to_tensor(a, name="generator_arg") for a in (args or ())]
+
+    def next_value(key: Any) -> list:
+        value = state.next_of(key)
+        flat = _flatten_up_to(types, value)
+        if len(flat) != len(flat_types):
+            raise errors.InvalidArgumentError(
+                None, None, f"`generator` yielded an element of {len(flat)} components where {len(flat_types)} "
+                "were expected.")
+        out = []
+        for v, t, shape in zip(flat, flat_types, flat_shapes):
+            array = np.asarray(v, dtype=object if t == _dtypes.string else t.as_numpy_dtype)
+            if not shape.is_compatible_with(TensorShape(array.shape)):
+                raise errors.InvalidArgumentError(
+                    None, None, f"`generator` yielded an element of shape {list(array.shape)} where an element of "
+                    f"shape {shape} was expected.")
+            out.append(array)
+        return out
+
+    def one_iteration(key: Tensor) -> Dataset:
+        def element(k: Tensor) -> Any:
+            values = py_func(next_value, [k], flat_types)
+            values = values if isinstance(values, list) else [values]
+            for v, shape in zip(values, flat_shapes):
+                v.set_shape(shape)
+            return nest.pack_sequence_as(types, values)
+        return Dataset.from_tensors(key).repeat().map(element)
+
+    ids = Dataset.from_tensors(np.int64(0)).map(lambda _: py_func(state.start, arg_tensors, _dtypes.int64))
+    return ids.flat_map(one_iteration)
 
 
 def _batch_dim(batch_size: Tensor, drop_remainder: Any) -> Any:

@@ -30,6 +30,9 @@ class StructuredFunction:
             element = nest.pack_sequence_as(types, flat)
             result = func(*element) if type(element) is tuple else func(element)
             result = _normalize(result)
+            self.returned_dataset = result if hasattr(result, "_as_variant_tensor") else None
+            if self.returned_dataset is not None:
+                result = result._as_variant_tensor()
             outputs = [o if o.graph is body else body.capture(o) for o in nest.flatten(result)]
         self.output_structure = result
         self.output_types = nest.pack_sequence_as(result, [o.dtype for o in outputs])
@@ -55,6 +58,8 @@ def _normalize(result: Any) -> Any:
         raise ValueError("A tf.data function must return a value, not None.")
     if isinstance(result, SparseTensor):
         raise TypeError("SparseTensor elements are not supported by tensorweave's tf.data.")
+    if hasattr(result, "_as_variant_tensor"):  # a dataset (flat_map, interleave)
+        return result
     if isinstance(result, dict):
         return type(result)((k, _normalize(v)) for k, v in result.items())
     if isinstance(result, (list, tuple)) and not hasattr(result, "_fields"):

@@ -7,6 +7,7 @@ runner with the step that asks for an element. The declared `output_types`/`outp
 attrs are what iterators and `get_next` report statically."""
 from __future__ import annotations
 
+import os
 from typing import Any, Callable
 
 import numpy as np
@@ -132,6 +133,31 @@ _MAP_ATTRS = ["f: func", "Targuments: list(type) >= 0"] + _TYPES + ["use_inter_o
 MapDataset = _op("MapDataset", [_IN, "other_arguments: Targuments"], _MAP_ATTRS, _map)
 ParallelMapDataset = _op("ParallelMapDataset", [_IN, "other_arguments: Targuments", "num_parallel_calls: int32"],
                          _MAP_ATTRS + ["sloppy: bool = false"], _map)
+
+
+def _flat_map(ctx: KernelContext) -> Callable[..., Any]:
+    run = _function.function_runner(ctx, ctx.attr("f").name)
+    interleave = ctx.op.type != "FlatMapDataset"
+
+    def compute(d: Any, *rest: Any) -> Any:
+        if not interleave:
+            return variant(ds.FlatMapDataset(dataset_of(d), run, rest))
+        cycle, block = int(rest[-2]), int(rest[-1])
+        if ctx.op.type == "ParallelInterleaveDatasetV2":
+            cycle, block = int(rest[-3]), int(rest[-2])
+            rest = rest[:-1]
+        cycle = cycle if cycle > 0 else (os.cpu_count() or 1)  # AUTOTUNE: TF uses the CPU count
+        return variant(ds.FlatMapDataset(dataset_of(d), run, rest[:-2], cycle, block))
+    return compute
+
+
+_FLAT_ATTRS = ["f: func", "Targuments: list(type) >= 0"] + _TYPES
+FlatMapDataset = _op("FlatMapDataset", [_IN, "other_arguments: Targuments"], _FLAT_ATTRS, _flat_map)
+InterleaveDataset = _op("InterleaveDataset", [_IN, "other_arguments: Targuments", "cycle_length: int64",
+                                              "block_length: int64"], _FLAT_ATTRS, _flat_map)
+ParallelInterleaveDatasetV2 = _op("ParallelInterleaveDatasetV2",
+                                  [_IN, "other_arguments: Targuments", "cycle_length: int64", "block_length: int64",
+                                   "num_parallel_calls: int64"], _FLAT_ATTRS + ["sloppy: bool = false"], _flat_map)
 
 
 def _filter(ctx: KernelContext) -> Callable[..., Any]:

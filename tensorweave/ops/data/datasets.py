@@ -254,7 +254,10 @@ class MapDataset(Dataset):
                 e = self.inner.get_next(step)
                 if e is None:
                     return None
-                return tuple(run(step, list(e) + captured))
+                try:
+                    return tuple(run(step, list(e) + captured))
+                except errors.OutOfRangeError:
+                    return None  # the function may end the iteration early (as TF's map)
         if self.parallel <= 1:
             return _Map(inner)
         return _ParallelMap(inner, run, captured, self.parallel)
@@ -300,6 +303,67 @@ class _ParallelMap(_Wrap):
             raise slot["error"]
         value: Element = slot["value"]
         return value
+
+
+class FlatMapDataset(Dataset):
+    """flat_map and interleave: `run` maps an input element to a dataset; the elements of
+    `cycle_length` such datasets are taken `block_length` at a time in turn (TF's
+    InterleaveDataset order; flat_map is cycle_length 1)."""
+
+    def __init__(self, inner: Dataset, run: Callable[[Any, list], list], captured: Sequence[Any],
+                 cycle_length: int = 1, block_length: int = 1) -> None:
+        if cycle_length <= 0 or block_length <= 0:
+            raise errors.InvalidArgumentError(None, None, "cycle_length and block_length must be greater than zero.")
+        self.inner, self.run, self.captured = inner, run, list(captured)
+        self.cycle, self.block = cycle_length, block_length
+
+    def make_iterator(self, ictx: IteratorContext) -> DatasetIterator:
+        ds = self
+
+        class _Interleave(_Wrap):
+            def __init__(self, inner: DatasetIterator) -> None:
+                super().__init__(inner)
+                self.current: list = [None] * ds.cycle
+                self.index = self.block_index = self.open = 0
+                self.end_of_input = False
+
+            def _advance(self) -> None:
+                self.block_index = 0
+                self.index = (self.index + 1) % ds.cycle
+
+            def get_next(self, step: Any) -> Optional[Element]:
+                while not self.end_of_input or self.open > 0:
+                    it = self.current[self.index]
+                    if it is not None:
+                        e = it.get_next(step)
+                        if e is not None:
+                            self.block_index += 1
+                            if self.block_index == ds.block:
+                                self._advance()
+                            return e
+                        it.close()
+                        self.current[self.index] = None
+                        self.open -= 1
+                        self._advance()
+                    elif not self.end_of_input:
+                        e = self.inner.get_next(step)
+                        if e is None:
+                            self.end_of_input = True
+                            continue
+                        value = ds.run(step, list(e) + ds.captured)[0]
+                        dataset = value[()] if type(value) is np.ndarray else value
+                        self.current[self.index] = dataset.make_iterator(ictx)
+                        self.open += 1
+                    else:
+                        self._advance()
+                return None
+
+            def close(self) -> None:
+                for it in self.current:
+                    if it is not None:
+                        it.close()
+                self.inner.close()
+        return _Interleave(self.inner.make_iterator(ictx))
 
 
 class FilterDataset(Dataset):
