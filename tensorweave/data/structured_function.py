@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Callable, Optional
 
+from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import function as _function
 from tensorweave.framework import graph as _graph
 from tensorweave.framework import nest
@@ -70,20 +71,32 @@ def _normalize(result: Any) -> Any:
 
 
 class ByValueFuncGraph(_function.FuncGraph):
-    """The graph of a one-shot iterator's dataset factory: constants of the enclosing graph are
-    copied in (TF captures them by value); any other tensor cannot be captured."""
+    """The graph of a one-shot iterator's dataset factory: tensors of the enclosing graph are
+    recomputed inside from copies of the ops that make them (TF's capture by value), which
+    cannot cross placeholders, variables or other state."""
 
     def capture(self, tensor: Tensor) -> Tensor:
         inner = self._captured.get(tensor)
         if inner is not None:
             return inner
-        value = tensor_util.constant_value(tensor) if tensor.op.type == "Const" else None
-        if value is None:
+        op = tensor.op
+        if op.type == "Const":
+            with self._name_stack.scope(None), self.control_dependencies(None):
+                inner = constant(tensor_util.constant_value(tensor), dtype=tensor.dtype)
+        elif op.op_def.is_stateful or op.type.startswith("Placeholder") or \
+                tensor.dtype.is_ref_dtype or tensor.dtype == _dtypes.resource:
             raise ValueError(f"Failed to capture {tensor.name} in a one-shot iterator's dataset: use "
                              "make_initializable_iterator() for datasets that depend on placeholders or "
                              "stateful tensors.")
-        with self.as_default(), self._name_stack.scope(None), self.control_dependencies(None):
-            inner = constant(value, dtype=tensor.dtype)
+        else:
+            inputs = [self.capture(t) for t in op.inputs]
+            with self._name_stack.scope(None), self.control_dependencies(None):
+                copy = self._create_op_internal(op.op_def, inputs, dict(op.node_attrs),
+                                                [t.dtype for t in op.outputs], op.name)
+            for outer_t, inner_t in zip(op.outputs, copy.outputs):
+                inner_t.set_shape(outer_t.shape)
+                self._captured[outer_t] = inner_t
+            inner = copy.outputs[tensor.value_index]
         self._captured[tensor] = inner
         return inner
 

@@ -57,6 +57,15 @@ PIPELINES = {
         lambda s, n: (tf.strings.length(s) + n, s)),
     "parallel_map_prefetch": lambda: tf.data.Dataset.range(20).map(
         lambda x: x * x, num_parallel_calls=4).prefetch(3),
+    "flat_map": lambda: tf.data.Dataset.range(1, 4).flat_map(lambda x: tf.data.Dataset.from_tensors(x).repeat(x)),
+    "interleave": lambda: tf.data.Dataset.range(1, 6).interleave(
+        lambda x: tf.data.Dataset.from_tensors(x).repeat(6), cycle_length=2, block_length=4),
+    "interleave_uneven": lambda: tf.data.Dataset.range(1, 5).interleave(
+        lambda x: tf.data.Dataset.range(x * 10, x * 10 + x), cycle_length=3, block_length=2),
+    "from_generator": lambda: tf.data.Dataset.from_generator(
+        lambda: ((i, [1.5] * i) for i in range(4)), (tf.int64, tf.float32),
+        (tf.TensorShape([]), tf.TensorShape([None]))).repeat(2),
+    "cache_repeat": lambda: tf.data.Dataset.range(3).map(lambda x: x + 1).cache().repeat(2),
     "shuffle_seed": lambda: tf.data.Dataset.range(20).shuffle(5, seed=42),
 }
 
