@@ -174,9 +174,6 @@ class Dataset:
             raise TypeError("`transformation_func` must return a Dataset.")
         return result
 
-    def with_options(self, options: Any) -> "Dataset":
-        return self  # options tune TF's static optimizations; the pipeline's results are the same
-
     # -- iterators ---------------------------------------------------------------------------------
     def make_one_shot_iterator(self) -> Iterator:
         return make_one_shot_iterator(self)

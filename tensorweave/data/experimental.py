@@ -1,23 +1,5 @@
-"""tf.data.experimental (the parts built): AUTOTUNE, unbatch, shuffle_and_repeat,
-map_and_batch. Re-exports and thin compositions of Dataset methods."""
-from __future__ import annotations
-
-from typing import Any, Callable, Optional
-
-from tensorweave.data.dataset_ops import AUTOTUNE, Dataset
-
-__all__ = ["AUTOTUNE", "unbatch", "shuffle_and_repeat", "map_and_batch"]
-
-
-def unbatch() -> Callable[[Dataset], Dataset]:
-    return lambda dataset: dataset.unbatch()
-
-
-def shuffle_and_repeat(buffer_size: Any, count: Any = None, seed: Optional[int] = None) -> Callable[[Dataset], Dataset]:
-    return lambda dataset: dataset.shuffle(buffer_size, seed=seed).repeat(count)
-
-
-def map_and_batch(map_func: Callable[..., Any], batch_size: Any, num_parallel_batches: Optional[int] = None,
-                  drop_remainder: bool = False, num_parallel_calls: Optional[int] = None) -> Callable[[Dataset], Dataset]:
-    return lambda dataset: dataset.map(map_func, num_parallel_calls).batch(batch_size, drop_remainder)
-
+"""`tf.data.experimental` (the names built): re-exports only."""
+from tensorweave.data.dataset_ops import AUTOTUNE  # noqa: F401
+from tensorweave.data.transformations import map_and_batch, shuffle_and_repeat, unbatch  # noqa: F401
+from tensorweave._names.missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("data.experimental", __name__)

@@ -393,13 +393,11 @@ def _stack(rows: list, padded_shapes: Optional[list], padding_values: Optional[l
     for i, column in enumerate(zip(*rows)):
         arrays = [np.asarray(v) for v in column]
         if padded_shapes is None:
-            shapes = {a.shape for a in arrays}
-            if len(shapes) != 1:
+            odd = next((j for j, a in enumerate(arrays) if a.shape != arrays[0].shape), None)
+            if odd is not None:
                 raise errors.InvalidArgumentError(
-                    None, None, "Cannot batch tensors with different shapes in component "
-                    f"{i}. First element had shape {list(arrays[0].shape)} and element "
-                    f"{[a.shape for a in arrays].index(next(s for s in [a.shape for a in arrays] if s != arrays[0].shape))}"
-                    f" had shape {list(next(s for s in [a.shape for a in arrays] if s != arrays[0].shape))}.")
+                    None, None, f"Cannot batch tensors with different shapes in component {i}. First element had "
+                    f"shape {list(arrays[0].shape)} and element {odd} had shape {list(arrays[odd].shape)}.")
             out.append(np.stack(arrays))
             continue
         want = padded_shapes[i]
