@@ -168,6 +168,25 @@ class Dataset:
                                                       for s in nest.flatten(self._shapes)])
         return _Unary(self, ops.UnbatchDataset, self._types, shapes)
 
+    def reduce(self, initial_state: Any, reduce_func: Callable[..., Any]) -> Any:
+        """`reduce_func(state, element)` folded over the elements from `initial_state`."""
+        state = _tensors_structure(initial_state if isinstance(initial_state, (tuple, dict))
+                                   else initial_state)
+        flat_state = nest.flatten(state)
+        types = (nest.pack_sequence_as(state, [t.dtype for t in flat_state]), self._types)
+        shapes = (nest.pack_sequence_as(state, [unknown_shape() for _ in flat_state]), self._shapes)
+        fn = StructuredFunction(lambda st, el: reduce_func(st, el), "Dataset_reduce", types, shapes)
+        out_types = nest.flatten(fn.output_types)
+        if out_types != [t.dtype for t in flat_state]:
+            raise TypeError(f"The element types for the new state must match the initial state: expected "
+                            f"{[t.dtype for t in flat_state]}, got {out_types}.")
+        fn.add_to_graph(_graph.get_default_graph())
+        result = apply_op(ops.ReduceDataset, input_dataset=self._as_variant_tensor(), initial_state=flat_state,
+                          other_arguments=fn.captured, f=_function.function_attr_value(fn.name),
+                          output_types=out_types,
+                          output_shapes=[TensorShape(s) for s in nest.flatten(fn.output_shapes)])
+        return nest.pack_sequence_as(state, result if isinstance(result, list) else [result])
+
     def apply(self, transformation_func: Callable[["Dataset"], "Dataset"]) -> "Dataset":
         result = transformation_func(self)
         if not isinstance(result, Dataset):
@@ -500,6 +519,40 @@ class _Leaf:
 
     def __init__(self, value: Any) -> None:
         self.value = value
+
+
+class _ChooseDataset(Dataset):
+    def __init__(self, datasets: list, choice_dataset: Dataset) -> None:
+        if not datasets:
+            raise ValueError("`datasets` must be a non-empty list of datasets.")
+        if choice_dataset.output_types != _dtypes.int64 or not TensorShape(choice_dataset.output_shapes) \
+                .is_compatible_with(TensorShape([])):
+            raise TypeError("`choice_dataset` must be a dataset of scalar tf.int64 tensors.")
+        first = datasets[0]
+        for d in datasets[1:]:
+            if d.output_types != first.output_types:
+                raise TypeError(f"Datasets must have the same output types: {first.output_types} and "
+                                f"{d.output_types}")
+        shapes = [TensorShape(s) for s in nest.flatten(first.output_shapes)]
+        for d in datasets[1:]:
+            shapes = [a.most_specific_compatible_shape(TensorShape(b))
+                      for a, b in zip(shapes, nest.flatten(d.output_shapes))]
+        self._datasets, self._choice = list(datasets), choice_dataset
+        super().__init__(first.output_types, nest.pack_sequence_as(first.output_shapes, shapes))
+
+    def _build(self) -> Tensor:
+        return apply_op(ops.DirectedInterleaveDataset, selector_input_dataset=self._choice._as_variant_tensor(),
+                        data_input_datasets=[d._as_variant_tensor() for d in self._datasets], **self._flat())
+
+
+class _RandomDataset(Dataset):
+    def __init__(self, seed: Optional[int]) -> None:
+        seed1, seed2 = random_seed.get_seed(seed)
+        self._seeds = (_as_int64(seed1 or 0, "seed"), _as_int64(seed2 or 0, "seed2"))
+        super().__init__(_dtypes.int64, TensorShape([]))
+
+    def _build(self) -> Tensor:
+        return apply_op(ops.RandomDataset, seed=self._seeds[0], seed2=self._seeds[1], **self._flat())
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from tensorweave.framework import errors
 from tensorweave.framework import function as _function
 from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
+from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.ops import _util
 from tensorweave.ops.data import datasets as ds
 
@@ -196,3 +197,60 @@ FixedLengthRecordDatasetV2 = _op(
      "buffer_size: int64", "compression_type: string"], [],
     _simple(lambda f, h, r, ft, b, c: ds.FileDataset("fixed", f, _compression(_text(c)), header_bytes=int(h),
                                                      record_bytes=int(r), footer_bytes=int(ft), hop_bytes=0)))
+
+
+# ---------------------------------------------------------------------------------------------
+# tf.data.experimental
+# ---------------------------------------------------------------------------------------------
+DirectedInterleaveDataset = _op("DirectedInterleaveDataset",
+                                ["selector_input_dataset: variant", "data_input_datasets: N * variant"],
+                                _TYPES + ["N: int >= 1"],
+                                _simple(lambda sel, *inputs: ds.ChooseDataset(dataset_of(sel),
+                                                                              [dataset_of(d) for d in inputs])))
+RandomDataset = _op("RandomDataset", ["seed: int64", "seed2: int64"], _TYPES,
+                    _simple(lambda s, s2: ds.RandomDataset(int(s), int(s2))))
+IgnoreErrorsDataset = _op("IgnoreErrorsDataset", [_IN], _TYPES,
+                          _simple(lambda d: ds.IgnoreErrorsDataset(dataset_of(d))))
+
+
+def _element_shapes(op: Any) -> list:
+    return [TensorShape(s) for s in op._get_attr("output_shapes")]
+
+
+DatasetToSingleElement = define_op("DatasetToSingleElement", inputs=["dataset: variant"],
+                                   outputs=["components: output_types"], attrs=_TYPES, shape_fn=_element_shapes,
+                                   needs_step=True)
+DatasetToSingleElement.not_differentiable()
+
+
+@DatasetToSingleElement.kernel()
+def _single_element_kernel(ctx: KernelContext) -> Callable[..., Any]:
+    single = len(ctx.op.outputs) == 1
+
+    def compute(step: Any, d: Any) -> Any:
+        element = ds.single_element(dataset_of(d), step)
+        return element[0] if single else tuple(element)
+    return compute
+
+
+def _reduce_shapes(op: Any) -> list:
+    return [TensorShape(s) for s in op._get_attr("output_shapes")]
+
+
+ReduceDataset = define_op("ReduceDataset", inputs=[_IN, "initial_state: Tstate", "other_arguments: Targuments"],
+                          outputs=["components: output_types"],
+                          attrs=["f: func", "Tstate: list(type) >= 1", "Targuments: list(type) >= 0"] + _TYPES +
+                          ["use_inter_op_parallelism: bool = true"], shape_fn=_reduce_shapes, needs_step=True)
+ReduceDataset.not_differentiable()
+
+
+@ReduceDataset.kernel()
+def _reduce_kernel(ctx: KernelContext) -> Callable[..., Any]:
+    run = _function.function_runner(ctx, ctx.attr("f").name)
+    count = len(ctx.attr("Tstate"))
+    single = len(ctx.op.outputs) == 1
+
+    def compute(step: Any, d: Any, *rest: Any) -> Any:
+        state = ds.reduce_dataset(dataset_of(d), step, list(rest[:count]), run, rest[count:])
+        return state[0] if single else tuple(state)
+    return compute

@@ -698,3 +698,102 @@ class _Prefetch(_Wrap):
             self.stop = True
             self.cond.notify_all()
         self.inner.close()
+
+
+class ChooseDataset(Dataset):
+    """choose_from_datasets: each selector element names the input to take the next element
+    from; an exhausted input's turns are skipped (TF's DirectedInterleaveDataset)."""
+
+    def __init__(self, selector: Dataset, inputs: Sequence[Dataset]) -> None:
+        self.selector, self.inputs = selector, list(inputs)
+
+    def make_iterator(self, ictx: IteratorContext) -> DatasetIterator:
+        selector = self.selector.make_iterator(ictx)
+        its: list = [d.make_iterator(ictx) for d in self.inputs]
+
+        class _Choose(DatasetIterator):
+            def get_next(self, step: Any) -> Optional[Element]:
+                while any(it is not None for it in its):
+                    choice = selector.get_next(step)
+                    if choice is None:
+                        return None
+                    index = int(np.asarray(choice[0]))
+                    if not 0 <= index < len(its):
+                        raise errors.InvalidArgumentError(
+                            None, None, f"Selector index out of range: {index} >= {len(its)}")
+                    if its[index] is None:
+                        continue
+                    e = its[index].get_next(step)
+                    if e is not None:
+                        return e
+                    its[index].close()
+                    its[index] = None
+                return None
+
+            def close(self) -> None:
+                selector.close()
+                for it in its:
+                    if it is not None:
+                        it.close()
+        return _Choose()
+
+
+class RandomDataset(Dataset):
+    """Endless uniformly random int64 values from a Philox stream (seeded: reproducible)."""
+
+    def __init__(self, seed: int, seed2: int) -> None:
+        self.seeds = (seed, seed2) if (seed, seed2) != (0, 0) else tuple(np.random.randint(1, 2**31, size=2))
+
+    def make_iterator(self, ictx: IteratorContext) -> DatasetIterator:
+        rng = np.random.Generator(np.random.Philox(key=[int(self.seeds[0]), int(self.seeds[1])]))
+        return _GenIterator(iter(lambda: (np.int64(rng.integers(0, 2**63 - 1)),), None))
+
+
+class IgnoreErrorsDataset(Dataset):
+    """ignore_errors: elements whose production fails are dropped."""
+
+    def __init__(self, inner: Dataset) -> None:
+        self.inner = inner
+
+    def make_iterator(self, ictx: IteratorContext) -> DatasetIterator:
+        class _Ignore(_Wrap):
+            def get_next(self, step: Any) -> Optional[Element]:
+                while True:
+                    try:
+                        return self.inner.get_next(step)
+                    except errors.OpError as err:
+                        if isinstance(err, errors.CancelledError) or step.cancellation.cancelled is not None:
+                            raise
+        return _Ignore(self.inner.make_iterator(ictx))
+
+
+def single_element(dataset: Dataset, step: Any) -> Element:
+    """The only element of `dataset` (TF's DatasetToSingleElement)."""
+    ictx = IteratorContext(step, lambda origin: origin)
+    it = dataset.make_iterator(ictx)
+    try:
+        first = it.get_next(step)
+        if first is None:
+            raise errors.InvalidArgumentError(None, None, "Dataset was empty.")
+        if it.get_next(step) is not None:
+            raise errors.InvalidArgumentError(None, None, "Dataset had more than one element.")
+        return first
+    finally:
+        it.close()
+        ictx.stop()
+
+
+def reduce_dataset(dataset: Dataset, step: Any, state: list, run: Callable[[Any, list], list],
+                   captured: Sequence[Any]) -> list:
+    """`state = run(state + element)` over every element (TF's ReduceDataset)."""
+    ictx = IteratorContext(step, lambda origin: origin)
+    it = dataset.make_iterator(ictx)
+    try:
+        while True:
+            e = it.get_next(step)
+            if e is None:
+                return state
+            state = list(run(step, list(state) + list(e) + list(captured)))
+    finally:
+        it.close()
+        ictx.stop()
