@@ -115,8 +115,23 @@ ShuffleDataset = _op("ShuffleDataset", [_IN, "buffer_size: int64", "seed: int64"
 # ---------------------------------------------------------------------------------------------
 # Functions: map, filter
 # ---------------------------------------------------------------------------------------------
+def _never_waits(ctx: KernelContext, name: str) -> bool:
+    """Whether function `name`'s body only computes: no asynchronous op (a queue), no Python
+    callback, no call of another function (which might hold either)."""
+    fn = ctx.op.graph._get_function(name)
+    if fn is None:
+        return False
+    graph = fn.body.graph
+    for op in graph.get_operations():
+        if op.op_def.is_async or op.type.startswith("PyFunc") or op.type in _function.PARTITIONED_CALLS or \
+                graph._get_function(op.type) is not None:
+            return False
+    return True
+
+
 def _map(ctx: KernelContext) -> Callable[..., Any]:
     run = _function.function_runner(ctx, ctx.attr("f").name)
+    pure = _never_waits(ctx, ctx.attr("f").name)
     parallel = ctx.op.type == "ParallelMapDataset"
 
     def compute(d: Any, *captured: Any) -> Any:
@@ -125,7 +140,7 @@ def _map(ctx: KernelContext) -> Callable[..., Any]:
             calls = int(captured[-1])
             captured = captured[:-1]
             calls = calls if calls > 0 else 4  # AUTOTUNE (-1): a few workers
-        return variant(ds.MapDataset(dataset_of(d), run, captured, calls))
+        return variant(ds.MapDataset(dataset_of(d), run, captured, calls, pure))
     return compute
 
 
@@ -163,7 +178,8 @@ ParallelInterleaveDatasetV2 = _op("ParallelInterleaveDatasetV2",
 
 def _filter(ctx: KernelContext) -> Callable[..., Any]:
     run = _function.function_runner(ctx, ctx.attr("predicate").name)
-    return lambda d, *captured: variant(ds.FilterDataset(dataset_of(d), run, captured))
+    pure = _never_waits(ctx, ctx.attr("predicate").name)
+    return lambda d, *captured: variant(ds.FilterDataset(dataset_of(d), run, captured, pure))
 
 
 FilterDataset = _op("FilterDataset", [_IN, "other_arguments: Targuments"],

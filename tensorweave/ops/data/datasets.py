@@ -60,7 +60,11 @@ class DatasetIterator:
 
 
 class Dataset:
-    """A dataset value: `make_iterator(ictx)` starts a fresh pass over its elements."""
+    """A dataset value: `make_iterator(ictx)` starts a fresh pass over its elements.
+    `never_waits`: producing an element only computes (no thread hand-over, no Python callback,
+    no queue), so a get_next may run it on the requesting thread."""
+
+    never_waits = False
 
     def make_iterator(self, ictx: IteratorContext) -> DatasetIterator:
         raise NotImplementedError  # every dataset overrides it
@@ -80,6 +84,8 @@ class _GenIterator(DatasetIterator):
 # Sources
 # ---------------------------------------------------------------------------------------------
 class TensorDataset(Dataset):
+    never_waits = True
+
     def __init__(self, components: Sequence[Any]) -> None:
         self.components = tuple(components)
 
@@ -88,6 +94,8 @@ class TensorDataset(Dataset):
 
 
 class TensorSliceDataset(Dataset):
+    never_waits = True
+
     def __init__(self, components: Sequence[Any]) -> None:
         self.components = tuple(np.asarray(c) for c in components)
         sizes = {c.shape[0] if c.ndim else None for c in self.components}
@@ -105,6 +113,8 @@ class TensorSliceDataset(Dataset):
 
 
 class RangeDataset(Dataset):
+    never_waits = True
+
     def __init__(self, start: int, stop: int, step: int) -> None:
         if step == 0:
             raise errors.InvalidArgumentError(None, None, "step must be a non-zero integer.")
@@ -134,6 +144,8 @@ def _read_all(path: str, compression: str) -> bytes:
 
 
 class FileDataset(Dataset):
+    never_waits = True
+
     """TextLineDataset, TFRecordDataset, FixedLengthRecordDataset: records of each file in turn."""
 
     def __init__(self, kind: str, filenames: Sequence[Any], compression: str, **extra: int) -> None:
@@ -193,6 +205,7 @@ class _Wrap(DatasetIterator):
 class ZipDataset(Dataset):
     def __init__(self, inputs: Sequence[Dataset]) -> None:
         self.inputs = list(inputs)
+        self.never_waits = all(d.never_waits for d in self.inputs)
 
     def make_iterator(self, ictx: IteratorContext) -> DatasetIterator:
         its = [d.make_iterator(ictx) for d in self.inputs]
@@ -216,6 +229,7 @@ class ZipDataset(Dataset):
 class ConcatenateDataset(Dataset):
     def __init__(self, first: Dataset, second: Dataset) -> None:
         self.parts = (first, second)
+        self.never_waits = all(d.never_waits for d in self.parts)
 
     def make_iterator(self, ictx: IteratorContext) -> DatasetIterator:
         parts = self.parts
@@ -243,8 +257,9 @@ class MapDataset(Dataset):
     `run(step, args) -> outputs` runs the map function."""
 
     def __init__(self, inner: Dataset, run: Callable[[Any, list], list], captured: Sequence[Any],
-                 parallel: int = 1) -> None:
+                 parallel: int = 1, pure: bool = False) -> None:
         self.inner, self.run, self.captured, self.parallel = inner, run, list(captured), parallel
+        self.never_waits = inner.never_waits and pure and parallel <= 1
 
     def make_iterator(self, ictx: IteratorContext) -> DatasetIterator:
         inner, run, captured = self.inner.make_iterator(ictx), self.run, self.captured
@@ -367,8 +382,10 @@ class FlatMapDataset(Dataset):
 
 
 class FilterDataset(Dataset):
-    def __init__(self, inner: Dataset, run: Callable[[Any, list], list], captured: Sequence[Any]) -> None:
+    def __init__(self, inner: Dataset, run: Callable[[Any, list], list], captured: Sequence[Any],
+                 pure: bool = False) -> None:
         self.inner, self.run, self.captured = inner, run, list(captured)
+        self.never_waits = inner.never_waits and pure
 
     def make_iterator(self, ictx: IteratorContext) -> DatasetIterator:
         run, captured = self.run, self.captured
@@ -422,6 +439,7 @@ class BatchDataset(Dataset):
             raise errors.InvalidArgumentError(None, None, "Batch size must be greater than zero.")
         self.inner, self.size, self.drop = inner, batch_size, drop_remainder
         self.padded_shapes, self.padding_values = padded_shapes, padding_values
+        self.never_waits = inner.never_waits
 
     def make_iterator(self, ictx: IteratorContext) -> DatasetIterator:
         ds = self
@@ -443,6 +461,7 @@ class BatchDataset(Dataset):
 class UnbatchDataset(Dataset):
     def __init__(self, inner: Dataset) -> None:
         self.inner = inner
+        self.never_waits = inner.never_waits
 
     def make_iterator(self, ictx: IteratorContext) -> DatasetIterator:
         class _Unbatch(_Wrap):
@@ -464,6 +483,7 @@ class UnbatchDataset(Dataset):
 class RepeatDataset(Dataset):
     def __init__(self, inner: Dataset, count: int) -> None:
         self.inner, self.count = inner, count
+        self.never_waits = inner.never_waits
 
     def make_iterator(self, ictx: IteratorContext) -> DatasetIterator:
         ds = self
@@ -498,6 +518,7 @@ class RepeatDataset(Dataset):
 class TakeDataset(Dataset):
     def __init__(self, inner: Dataset, count: int) -> None:
         self.inner, self.count = inner, count
+        self.never_waits = inner.never_waits
 
     def make_iterator(self, ictx: IteratorContext) -> DatasetIterator:
         count = self.count
@@ -516,6 +537,7 @@ class TakeDataset(Dataset):
 class SkipDataset(Dataset):
     def __init__(self, inner: Dataset, count: int) -> None:
         self.inner, self.count = inner, count
+        self.never_waits = inner.never_waits
 
     def make_iterator(self, ictx: IteratorContext) -> DatasetIterator:
         count = self.count
@@ -541,6 +563,7 @@ class ShardDataset(Dataset):
             raise errors.InvalidArgumentError(
                 None, None, f"Index must be between 0 and {num_shards - 1} (currently index = {index}).")
         self.inner, self.n, self.index = inner, num_shards, index
+        self.never_waits = inner.never_waits
 
     def make_iterator(self, ictx: IteratorContext) -> DatasetIterator:
         ds = self
@@ -571,6 +594,7 @@ class ShuffleDataset(Dataset):
         self.seeds = (seed, seed2) if (seed, seed2) != (0, 0) else tuple(np.random.randint(1, 2**31, size=2))
         self.passes = 0
         self.lock = threading.Lock()
+        self.never_waits = inner.never_waits
 
     def make_iterator(self, ictx: IteratorContext) -> DatasetIterator:
         with self.lock:
@@ -608,6 +632,7 @@ class CacheDataset(Dataset):
         self.inner = inner
         self.cached: Optional[list] = None
         self.lock = threading.Lock()
+        self.never_waits = inner.never_waits
 
     def make_iterator(self, ictx: IteratorContext) -> DatasetIterator:
         ds = self
@@ -706,6 +731,7 @@ class ChooseDataset(Dataset):
 
     def __init__(self, selector: Dataset, inputs: Sequence[Dataset]) -> None:
         self.selector, self.inputs = selector, list(inputs)
+        self.never_waits = selector.never_waits and all(d.never_waits for d in self.inputs)
 
     def make_iterator(self, ictx: IteratorContext) -> DatasetIterator:
         selector = self.selector.make_iterator(ictx)
@@ -739,6 +765,8 @@ class ChooseDataset(Dataset):
 
 
 class RandomDataset(Dataset):
+    never_waits = True
+
     """Endless uniformly random int64 values from a Philox stream (seeded: reproducible)."""
 
     def __init__(self, seed: int, seed2: int) -> None:
@@ -754,6 +782,7 @@ class IgnoreErrorsDataset(Dataset):
 
     def __init__(self, inner: Dataset) -> None:
         self.inner = inner
+        self.never_waits = inner.never_waits
 
     def make_iterator(self, ictx: IteratorContext) -> DatasetIterator:
         class _Ignore(_Wrap):

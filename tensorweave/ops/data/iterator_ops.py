@@ -56,6 +56,8 @@ class IteratorResource:
         self._requests: collections.deque = collections.deque()
         self._leftover: Optional[tuple] = None  # produced for a withdrawn request
         self._worker: Optional[threading.Thread] = None
+        self._busy = False  # an element is being produced (by the worker or inline)
+        self._inline = False  # the dataset never waits: produce on the requesting thread
         self.initialized_once = False
 
     # -- initialization --------------------------------------------------------------------------
@@ -65,6 +67,7 @@ class IteratorResource:
         with self._lock:
             old, old_ictx = self._iterator, self._ictx
             self._iterator, self._ictx, self._leftover = iterator, ictx, None
+            self._inline = dataset.never_waits
             self.initialized_once = True
         if old_ictx is not None:
             old_ictx.stop()
@@ -83,6 +86,21 @@ class IteratorResource:
 
     # -- get_next --------------------------------------------------------------------------------
     def get_next(self, step: Any, done: Callable[[Any], None]) -> None:
+        with self._lock:
+            inline = self._inline and not self._busy and not self._requests and self._iterator is not None
+            if inline:
+                self._busy = True
+                iterator, leftover, self._leftover = self._iterator, self._leftover, None
+        if inline:
+            # A pipeline that only computes runs here: nothing to wait for, so no hand-over
+            try:
+                _, result = _produce(iterator, leftover, step)
+            finally:
+                with self._lock:
+                    self._busy = False
+                    self._lock.notify_all()
+            done(result)
+            return
         request = _Request(step, done)
         token = step.cancellation.register(lambda err: self._withdraw(request, err))
         if token is None:
@@ -115,7 +133,7 @@ class IteratorResource:
     def _serve(self) -> None:
         while True:
             with self._lock:
-                while not self._requests and not self.dropped:
+                while (not self._requests or self._busy) and not self.dropped:
                     self._lock.wait()
                 if self.dropped:
                     requests, self._requests = list(self._requests), collections.deque()
@@ -124,29 +142,36 @@ class IteratorResource:
                 request = self._requests.popleft()
                 if request.finished:
                     continue
+                self._busy = True
                 iterator, leftover, self._leftover = self._iterator, self._leftover, None
-            if iterator is None:
-                self._finish(request, errors.FailedPreconditionError(None, None, _NOT_INITIALIZED))
-                continue
             try:
-                element = leftover if leftover is not None else iterator.get_next(request.step)
-            except errors.OpError as err:
-                self._finish(request, err)
-                continue
-            except Exception as err:  # a bug in a pipeline stage: the step fails, the iterator lives
-                self._finish(request, errors.InternalError(None, None, f"{type(err).__name__}: {err}"))
-                continue
-            if element is None:
-                self._finish(request, errors.OutOfRangeError(None, None, "End of sequence"))
-                continue
-            result = element[0] if len(element) == 1 else tuple(element)
-            if not self._finish(request, result):
+                element, result = _produce(iterator, leftover, request.step)
+            finally:
                 with self._lock:
+                    self._busy = False
+            if not self._finish(request, result) and element is not None:
+                with self._lock:  # produced for a withdrawn request: the next one gets it
                     if self._iterator is iterator:
                         self._leftover = element
         cancelled = errors.CancelledError(None, None, "Iterator was closed")
         for request in requests:
             self._finish(request, cancelled)
+
+
+def _produce(iterator: Optional[ds.DatasetIterator], leftover: Optional[tuple], step: Any) -> tuple:
+    """(the next element or None, what get_next delivers: the element, one component bare, or
+    the error)."""
+    if iterator is None:
+        return None, errors.FailedPreconditionError(None, None, _NOT_INITIALIZED)
+    try:
+        element = leftover if leftover is not None else iterator.get_next(step)
+    except errors.OpError as err:
+        return None, err
+    except Exception as err:  # a bug in a pipeline stage: the step fails, the iterator lives
+        return None, errors.InternalError(None, None, f"{type(err).__name__}: {err}")
+    if element is None:
+        return None, errors.OutOfRangeError(None, None, "End of sequence")
+    return element, (element[0] if len(element) == 1 else tuple(element))
 
 
 def _check_types(iterator: IteratorResource, types: list, what: str) -> None:
