@@ -607,6 +607,7 @@ class ShuffleDataset(Dataset):
             def __init__(self, inner: DatasetIterator) -> None:
                 super().__init__(inner)
                 self.buffer: list = []
+                self.draws: list = []
                 self.ended = False
 
             def get_next(self, step: Any) -> Optional[Element]:
@@ -618,7 +619,9 @@ class ShuffleDataset(Dataset):
                         self.buffer.append(e)
                 if not self.buffer:
                     return None
-                i = int(rng.integers(len(self.buffer)))
+                if not self.draws:  # uniform draws in blocks: one NumPy call per 1024 elements
+                    self.draws = rng.random(1024).tolist()
+                i = int(self.draws.pop() * len(self.buffer))
                 self.buffer[i], self.buffer[-1] = self.buffer[-1], self.buffer[i]
                 return self.buffer.pop()
         return _Shuffle(self.inner.make_iterator(ictx))
