@@ -79,6 +79,8 @@ def write_files():
                 w.write(r)
     with open(os.path.join(FILES, "lines.txt"), "wb") as f:
         f.write(b"first line\nsecond\r\n\nlast without newline")
+    with open(os.path.join(FILES, "table.csv"), "wb") as f:
+        f.write(b'id,score,name,count\n1,2.5,"a, quoted",3\n2,,plain,\n3,NA,,-4\n')
     with open(os.path.join(FILES, "fixed.bin"), "wb") as f:
         f.write(b"HDR" + bytes(range(20)) + b"FT")
 
@@ -90,6 +92,8 @@ def reader_elements():
         "tfrecord_gzip": elements(lambda: tf.data.TFRecordDataset(join("gzip.tfrecord"), compression_type="GZIP")),
         "tfrecord_zlib": elements(lambda: tf.data.TFRecordDataset(join("zlib.tfrecord"), compression_type="ZLIB")),
         "text": elements(lambda: tf.data.TextLineDataset(join("lines.txt"))),
+        "csv": elements(lambda: tf.data.experimental.CsvDataset(
+            join("table.csv"), [tf.int32, [0.5], ["none"], [7]], header=True, na_value="NA")),
         "fixed": elements(lambda: tf.data.FixedLengthRecordDataset(join("fixed.bin"), 4, header_bytes=3,
                                                                    footer_bytes=2)),
     }

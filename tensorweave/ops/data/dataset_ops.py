@@ -270,3 +270,21 @@ def _reduce_kernel(ctx: KernelContext) -> Callable[..., Any]:
         state = ds.reduce_dataset(dataset_of(d), step, list(rest[:count]), run, rest[count:])
         return state[0] if single else tuple(state)
     return compute
+
+
+def _csv(ctx: KernelContext) -> Callable[..., Any]:
+    def compute(files: Any, compression: Any, buffer_size: Any, header: Any, delim: Any, quote: Any, na: Any,
+                select_cols: Any, *defaults: Any) -> Any:
+        delimiter = _text(delim)
+        if len(delimiter) != 1:
+            raise errors.InvalidArgumentError(None, None, "field_delim should be only 1 char")
+        return variant(ds.CsvDataset(files, _compression(_text(compression)), bool(header), delimiter, bool(quote),
+                                     _text(na), [int(c) for c in np.asarray(select_cols).ravel()], defaults))
+    return compute
+
+
+CSVDataset = _op("CSVDataset", ["filenames: string", "compression_type: string", "buffer_size: int64",
+                                "header: bool", "field_delim: string", "use_quote_delim: bool", "na_value: string",
+                                "select_cols: int64", "record_defaults: output_types"],
+                 ["output_types: list(type) >= 1",
+                  "output_shapes: list(shape) >= 1"], _csv)

@@ -10,6 +10,7 @@ re-initialized or its session closes.
 from __future__ import annotations
 
 import collections
+import csv
 import gzip
 import threading
 import zlib
@@ -177,6 +178,71 @@ class FileDataset(Dataset):
             for path in self.filenames:
                 yield from self._records(path)
         return _GenIterator(gen())
+
+
+class CsvDataset(Dataset):
+    """CsvDataset: one element per CSV record (after an optional header line per file), one
+    component per selected column; an empty field (or `na_value`) takes its column's default,
+    which a required column (an empty default) does not have."""
+
+    never_waits = True
+
+    def __init__(self, filenames: Sequence[Any], compression: str, header: bool, delim: str, quote: bool,
+                 na_value: str, select_cols: Sequence[int], defaults: Sequence[Any]) -> None:
+        self.files = FileDataset("text", filenames, compression)
+        self.header, self.delim, self.quote, self.na_value = header, delim, quote, na_value
+        self.select_cols = list(select_cols)
+        self.defaults = [np.asarray(d) for d in defaults]
+        if self.select_cols and (sorted(set(self.select_cols)) != self.select_cols or self.select_cols[0] < 0):
+            raise errors.InvalidArgumentError(None, None, "select_cols is not sorted in ascending order or has "
+                                              "duplicates or negative values")
+
+    def _parse(self, line: bytes) -> Element:
+        text = line.decode("utf-8")
+        dialect = dict(delimiter=self.delim, quotechar='"', quoting=csv.QUOTE_MINIMAL) if self.quote else \
+            dict(delimiter=self.delim, quoting=csv.QUOTE_NONE)
+        fields = next(csv.reader([text], **dialect), [""])  # type: ignore[call-overload]
+        columns = self.select_cols or list(range(len(self.defaults)))
+        if len(columns) != len(self.defaults):
+            raise errors.InvalidArgumentError(None, None, "Expect the same number of defaults as selected columns")
+        out = []
+        for i, (col, default) in enumerate(zip(columns, self.defaults)):
+            if col >= len(fields):
+                raise errors.InvalidArgumentError(None, None, f"Expect {len(columns)} fields but have "
+                                                  f"{len(fields)} in record")
+            field = fields[col]
+            if field == "" or field == self.na_value:
+                if default.size == 0:
+                    raise errors.InvalidArgumentError(None, None, f"Field {i} is required but missing in record!")
+                out.append(default.reshape(-1)[0:1].reshape(()))
+                continue
+            out.append(_convert_field(field, default.dtype, i))
+        return tuple(out)
+
+    def make_iterator(self, ictx: IteratorContext) -> DatasetIterator:
+        ds = self
+
+        def gen() -> Iterator[Element]:
+            for path in ds.files.filenames:
+                lines = _lines(path, ds.files.compression)
+                if ds.header:
+                    next(lines, None)
+                for (line,) in lines:
+                    yield ds._parse(line[()])
+        return _GenIterator(gen())
+
+
+def _convert_field(field: str, dtype: Any, index: int) -> np.ndarray:
+    try:
+        if dtype == object:
+            return np.array(field.encode(), dtype=object)
+        if dtype.kind == "i":
+            return np.array(int(field), dtype=dtype)
+        return np.array(float(field), dtype=dtype)
+    except (ValueError, OverflowError):
+        kind = "int" if dtype.kind == "i" else "float"
+        raise errors.InvalidArgumentError(None, None, f"Field {index} in record is not a valid {kind}: {field}") \
+            from None
 
 
 class GeneratorDataset(Dataset):
