@@ -234,7 +234,7 @@ class CsvDataset(Dataset):
 
 def _convert_field(field: str, dtype: Any, index: int) -> np.ndarray:
     try:
-        if dtype == object:
+        if dtype.kind == "O":
             return np.array(field.encode(), dtype=object)
         if dtype.kind == "i":
             return np.array(int(field), dtype=dtype)
