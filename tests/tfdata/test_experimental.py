@@ -64,3 +64,10 @@ def test_reduce_folds_the_elements():
     with tf.Session() as sess:
         assert sess.run(total) == 10
         assert sess.run(pair) == (14.0, 4)
+
+
+def test_reduce_and_get_single_element_over_prefetch_leave_the_step_alive():
+    total = tf.data.Dataset.range(50).prefetch(4).reduce(np.int64(0), lambda s, x: s + x)
+    single = exp.get_single_element(tf.data.Dataset.range(7, 8).prefetch(1))
+    with tf.Session() as sess:
+        assert sess.run([total, single]) == [1225, 7]

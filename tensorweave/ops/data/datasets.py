@@ -25,6 +25,12 @@ from tensorweave.lib.file_io import open_file
 Element = tuple
 
 
+def own_step(origin: Any) -> Any:
+    """A step of an iterator's own for work ahead of requests (prefetch): the session's state,
+    no deadline, its own cancellation."""
+    return type(origin)([], origin.session_state, origin.rendezvous)
+
+
 class IteratorContext:
     """What the iterators of one initialization share: a step for work on background threads,
     and the stop signal."""
@@ -867,7 +873,7 @@ class IgnoreErrorsDataset(Dataset):
 
 def single_element(dataset: Dataset, step: Any) -> Element:
     """The only element of `dataset` (TF's DatasetToSingleElement)."""
-    ictx = IteratorContext(step, lambda origin: origin)
+    ictx = IteratorContext(step, own_step)
     it = dataset.make_iterator(ictx)
     try:
         first = it.get_next(step)
@@ -884,7 +890,7 @@ def single_element(dataset: Dataset, step: Any) -> Element:
 def reduce_dataset(dataset: Dataset, step: Any, state: list, run: Callable[[Any, list], list],
                    captured: Sequence[Any]) -> list:
     """`state = run(state + element)` over every element (TF's ReduceDataset)."""
-    ictx = IteratorContext(step, lambda origin: origin)
+    ictx = IteratorContext(step, own_step)
     it = dataset.make_iterator(ictx)
     try:
         while True:

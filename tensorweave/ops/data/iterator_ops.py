@@ -31,12 +31,6 @@ _NOT_INITIALIZED = ("GetNext() failed because the iterator has not been initiali
                     "the initializer operation for this iterator before getting the next element.")
 
 
-def _background_step(origin: Any) -> Any:
-    """A step of the iterator's own for work ahead of requests (prefetch): the session's
-    state, no deadline, its own cancellation."""
-    return type(origin)([], origin.session_state, origin.rendezvous)
-
-
 class _Request:
     __slots__ = ("step", "done", "token", "finished")
 
@@ -62,7 +56,7 @@ class IteratorResource:
 
     # -- initialization --------------------------------------------------------------------------
     def make(self, dataset: ds.Dataset, step: Any) -> None:
-        ictx = ds.IteratorContext(step, _background_step)
+        ictx = ds.IteratorContext(step, ds.own_step)
         iterator = dataset.make_iterator(ictx)
         with self._lock:
             old, old_ictx = self._iterator, self._ictx
