@@ -170,3 +170,20 @@ def test_from_generator_with_args_and_a_wrong_shape():
     assert [g.tolist() for g in got] == [[0, 0], [1, 1], [2, 2]]
     with pytest.raises(tf.errors.InvalidArgumentError, match="shape"):
         run_all(lambda: tf.data.Dataset.from_generator(gen, tf.int32, tf.TensorShape([3]), args=(3,)))
+
+
+def test_parallel_map_pool_is_bounded_and_stops_on_close():
+    def named():
+        return [t for t in threading.enumerate() if t.name == "tf.data parallel map"]
+    before = len(named())
+    with tf.Graph().as_default():
+        nxt = tf.data.Dataset.range(100).map(lambda x: x * 2, num_parallel_calls=3).make_one_shot_iterator() \
+            .get_next()
+        sess = tf.Session()
+        assert [int(sess.run(nxt)) for _ in range(20)] == [2 * i for i in range(20)]
+        assert len(named()) - before == 3
+        sess.close()
+    deadline = time.monotonic() + 3
+    while len(named()) > before and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert len(named()) == before

@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import csv
 import gzip
+import queue
 import threading
 import zlib
 from typing import Any, Callable, Iterator, Optional, Sequence
@@ -351,7 +352,8 @@ class MapDataset(Dataset):
 
 
 class _ParallelMap(_Wrap):
-    """Up to `parallel` elements mapped at once on worker threads; results in input order."""
+    """Up to `parallel` elements mapped at once on a pool of worker threads (stopped when the
+    iterator closes); results in input order."""
 
     def __init__(self, inner: DatasetIterator, run: Callable[[Any, list], list], captured: list,
                  parallel: int) -> None:
@@ -359,18 +361,35 @@ class _ParallelMap(_Wrap):
         self.run, self.captured, self.parallel = run, captured, parallel
         self.pending: collections.deque = collections.deque()
         self.ended = False
+        self.work: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
+        self.workers: list = []
 
     def _start(self, step: Any, element: Element) -> dict:
         slot: dict = {"done": threading.Event()}
+        if len(self.workers) < self.parallel:  # the pool grows to `parallel` threads
+            worker = threading.Thread(target=self._work, daemon=True, name="tf.data parallel map")
+            self.workers.append(worker)
+            worker.start()
+        self.work.put((slot, step, element))
+        return slot
 
-        def work() -> None:
+    def _work(self) -> None:
+        while True:
+            item = self.work.get()
+            if item is None:
+                return
+            slot, step, element = item
             try:
                 slot["value"] = tuple(self.run(step, list(element) + self.captured))
             except BaseException as err:  # delivered to the consumer, in order
                 slot["error"] = err
             slot["done"].set()
-        threading.Thread(target=work, daemon=True).start()
-        return slot
+
+    def close(self) -> None:
+        for _ in self.workers:
+            self.work.put(None)
+        self.workers = []
+        super().close()
 
     def get_next(self, step: Any) -> Optional[Element]:
         while not self.ended and len(self.pending) < self.parallel:
