@@ -19,6 +19,7 @@ from tensorweave.framework.op_def import define_op
 from tensorweave.framework.tensor_shape import TensorShape
 from tensorweave.ops import _util
 from tensorweave.ops.data import datasets as ds
+from tensorweave.ops.data import sources, transforms
 
 _TYPES = ["output_types: list(type) >= 1", "output_shapes: list(shape) >= 1"]
 _STATELESS = dict(shape_fn=_util.scalar)
@@ -55,34 +56,34 @@ def _simple(make: Callable[..., ds.Dataset]) -> Callable[[KernelContext], Callab
 _IN = "input_dataset: variant"
 TensorDataset = _op("TensorDataset", ["components: Toutput_types"],
                     ["Toutput_types: list(type) >= 1", "output_shapes: list(shape) >= 1"],
-                    _simple(lambda *c: ds.TensorDataset(c)))
+                    _simple(lambda *c: sources.TensorDataset(c)))
 TensorSliceDataset = _op("TensorSliceDataset", ["components: Toutput_types"],
                          ["Toutput_types: list(type) >= 1", "output_shapes: list(shape) >= 1"],
-                         _simple(lambda *c: ds.TensorSliceDataset(c)))
+                         _simple(lambda *c: sources.TensorSliceDataset(c)))
 RangeDataset = _op("RangeDataset", ["start: int64", "stop: int64", "step: int64"], _TYPES,
-                   _simple(lambda a, b, c: ds.RangeDataset(int(a), int(b), int(c))))
+                   _simple(lambda a, b, c: sources.RangeDataset(int(a), int(b), int(c))))
 ZipDataset = _op("ZipDataset", ["input_datasets: N * variant"], _TYPES + ["N: int >= 1"],
-                 _simple(lambda *inputs: ds.ZipDataset([dataset_of(v) for v in inputs])))
+                 _simple(lambda *inputs: transforms.ZipDataset([dataset_of(v) for v in inputs])))
 ConcatenateDataset = _op("ConcatenateDataset", [_IN, "another_dataset: variant"], _TYPES,
-                         _simple(lambda a, b: ds.ConcatenateDataset(dataset_of(a), dataset_of(b))))
+                         _simple(lambda a, b: transforms.ConcatenateDataset(dataset_of(a), dataset_of(b))))
 BatchDatasetV2 = _op("BatchDatasetV2", [_IN, "batch_size: int64", "drop_remainder: bool"],
                      _TYPES + ["parallel_copy: bool = false"],
-                     _simple(lambda d, n, drop: ds.BatchDataset(dataset_of(d), int(n), bool(drop))))
+                     _simple(lambda d, n, drop: transforms.BatchDataset(dataset_of(d), int(n), bool(drop))))
 RepeatDataset = _op("RepeatDataset", [_IN, "count: int64"], _TYPES,
-                    _simple(lambda d, n: ds.RepeatDataset(dataset_of(d), int(n))))
+                    _simple(lambda d, n: transforms.RepeatDataset(dataset_of(d), int(n))))
 TakeDataset = _op("TakeDataset", [_IN, "count: int64"], _TYPES,
-                  _simple(lambda d, n: ds.TakeDataset(dataset_of(d), int(n))))
+                  _simple(lambda d, n: transforms.TakeDataset(dataset_of(d), int(n))))
 SkipDataset = _op("SkipDataset", [_IN, "count: int64"], _TYPES,
-                  _simple(lambda d, n: ds.SkipDataset(dataset_of(d), int(n))))
+                  _simple(lambda d, n: transforms.SkipDataset(dataset_of(d), int(n))))
 ShardDataset = _op("ShardDataset", [_IN, "num_shards: int64", "index: int64"],
                    _TYPES + ["require_non_empty: bool = false"],
-                   _simple(lambda d, n, i: ds.ShardDataset(dataset_of(d), int(n), int(i))))
+                   _simple(lambda d, n, i: transforms.ShardDataset(dataset_of(d), int(n), int(i))))
 PrefetchDataset = _op("PrefetchDataset", [_IN, "buffer_size: int64"], _TYPES + ["slack_period: int = 0"],
-                      _simple(lambda d, n: ds.PrefetchDataset(dataset_of(d), int(n))))
+                      _simple(lambda d, n: transforms.PrefetchDataset(dataset_of(d), int(n))))
 CacheDataset = _op("CacheDataset", [_IN, "filename: string"], _TYPES,
-                   _simple(lambda d, f: ds.CacheDataset(dataset_of(d))))
+                   _simple(lambda d, f: transforms.CacheDataset(dataset_of(d))))
 UnbatchDataset = _op("UnbatchDataset", [_IN], _TYPES,
-                     _simple(lambda d: ds.UnbatchDataset(dataset_of(d))))
+                     _simple(lambda d: transforms.UnbatchDataset(dataset_of(d))))
 
 
 def _padded_batch(ctx: KernelContext) -> Callable[..., Any]:
@@ -92,7 +93,7 @@ def _padded_batch(ctx: KernelContext) -> Callable[..., Any]:
         shapes = [[int(x) for x in np.asarray(s).ravel()] for s in rest[:count]]
         values = [np.asarray(v).item() if np.asarray(v).dtype != object else np.asarray(v)[()]
                   for v in rest[count:-1]]
-        return variant(ds.BatchDataset(dataset_of(d), int(n), bool(rest[-1]), shapes, values))
+        return variant(transforms.BatchDataset(dataset_of(d), int(n), bool(rest[-1]), shapes, values))
     return compute
 
 
@@ -105,7 +106,7 @@ PaddedBatchDatasetV2 = _op("PaddedBatchDatasetV2",
 
 def _shuffle(ctx: KernelContext) -> Callable[..., Any]:
     reshuffle = ctx.attr("reshuffle_each_iteration")
-    return lambda d, n, s, s2: variant(ds.ShuffleDataset(dataset_of(d), int(n), int(s), int(s2), reshuffle))
+    return lambda d, n, s, s2: variant(transforms.ShuffleDataset(dataset_of(d), int(n), int(s), int(s2), reshuffle))
 
 
 ShuffleDataset = _op("ShuffleDataset", [_IN, "buffer_size: int64", "seed: int64", "seed2: int64"],
@@ -140,7 +141,7 @@ def _map(ctx: KernelContext) -> Callable[..., Any]:
             calls = int(captured[-1])
             captured = captured[:-1]
             calls = calls if calls > 0 else 4  # AUTOTUNE (-1): a few workers
-        return variant(ds.MapDataset(dataset_of(d), run, captured, calls, pure))
+        return variant(transforms.MapDataset(dataset_of(d), run, captured, calls, pure))
     return compute
 
 
@@ -157,13 +158,13 @@ def _flat_map(ctx: KernelContext) -> Callable[..., Any]:
 
     def compute(d: Any, *rest: Any) -> Any:
         if not interleave:
-            return variant(ds.FlatMapDataset(dataset_of(d), run, rest))
+            return variant(transforms.FlatMapDataset(dataset_of(d), run, rest))
         cycle, block = int(rest[-2]), int(rest[-1])
         if ctx.op.type == "ParallelInterleaveDatasetV2":
             cycle, block = int(rest[-3]), int(rest[-2])
             rest = rest[:-1]
         cycle = cycle if cycle > 0 else (os.cpu_count() or 1)  # AUTOTUNE: TF uses the CPU count
-        return variant(ds.FlatMapDataset(dataset_of(d), run, rest[:-2], cycle, block))
+        return variant(transforms.FlatMapDataset(dataset_of(d), run, rest[:-2], cycle, block))
     return compute
 
 
@@ -179,7 +180,7 @@ ParallelInterleaveDatasetV2 = _op("ParallelInterleaveDatasetV2",
 def _filter(ctx: KernelContext) -> Callable[..., Any]:
     run = _function.function_runner(ctx, ctx.attr("predicate").name)
     pure = _never_waits(ctx, ctx.attr("predicate").name)
-    return lambda d, *captured: variant(ds.FilterDataset(dataset_of(d), run, captured, pure))
+    return lambda d, *captured: variant(transforms.FilterDataset(dataset_of(d), run, captured, pure))
 
 
 FilterDataset = _op("FilterDataset", [_IN, "other_arguments: Targuments"],
@@ -204,14 +205,14 @@ def _text(value: Any) -> str:
 
 
 TextLineDataset = _op("TextLineDataset", ["filenames: string", "compression_type: string", "buffer_size: int64"],
-                      [], _simple(lambda f, c, b: ds.FileDataset("text", f, _compression(_text(c)))))
+                      [], _simple(lambda f, c, b: sources.FileDataset("text", f, _compression(_text(c)))))
 TFRecordDataset = _op("TFRecordDataset", ["filenames: string", "compression_type: string", "buffer_size: int64"],
-                      [], _simple(lambda f, c, b: ds.FileDataset("tfrecord", f, _compression(_text(c)))))
+                      [], _simple(lambda f, c, b: sources.FileDataset("tfrecord", f, _compression(_text(c)))))
 FixedLengthRecordDatasetV2 = _op(
     "FixedLengthRecordDatasetV2",
     ["filenames: string", "header_bytes: int64", "record_bytes: int64", "footer_bytes: int64",
      "buffer_size: int64", "compression_type: string"], [],
-    _simple(lambda f, h, r, ft, b, c: ds.FileDataset("fixed", f, _compression(_text(c)), header_bytes=int(h),
+    _simple(lambda f, h, r, ft, b, c: sources.FileDataset("fixed", f, _compression(_text(c)), header_bytes=int(h),
                                                      record_bytes=int(r), footer_bytes=int(ft), hop_bytes=0)))
 
 
@@ -221,12 +222,12 @@ FixedLengthRecordDatasetV2 = _op(
 DirectedInterleaveDataset = _op("DirectedInterleaveDataset",
                                 ["selector_input_dataset: variant", "data_input_datasets: N * variant"],
                                 _TYPES + ["N: int >= 1"],
-                                _simple(lambda sel, *inputs: ds.ChooseDataset(dataset_of(sel),
+                                _simple(lambda sel, *inputs: transforms.ChooseDataset(dataset_of(sel),
                                                                               [dataset_of(d) for d in inputs])))
 RandomDataset = _op("RandomDataset", ["seed: int64", "seed2: int64"], _TYPES,
-                    _simple(lambda s, s2: ds.RandomDataset(int(s), int(s2))))
+                    _simple(lambda s, s2: sources.RandomDataset(int(s), int(s2))))
 IgnoreErrorsDataset = _op("IgnoreErrorsDataset", [_IN], _TYPES,
-                          _simple(lambda d: ds.IgnoreErrorsDataset(dataset_of(d))))
+                          _simple(lambda d: transforms.IgnoreErrorsDataset(dataset_of(d))))
 
 
 def _element_shapes(op: Any) -> list:
@@ -278,7 +279,7 @@ def _csv(ctx: KernelContext) -> Callable[..., Any]:
         delimiter = _text(delim)
         if len(delimiter) != 1:
             raise errors.InvalidArgumentError(None, None, "field_delim should be only 1 char")
-        return variant(ds.CsvDataset(files, _compression(_text(compression)), bool(header), delimiter, bool(quote),
+        return variant(sources.CsvDataset(files, _compression(_text(compression)), bool(header), delimiter, bool(quote),
                                      _text(na), [int(c) for c in np.asarray(select_cols).ravel()], defaults))
     return compute
 
