@@ -26,6 +26,8 @@ import tempfile
 import numpy as np
 import tensorflow.compat.v1 as tf
 
+import partitioned_models  # tests/data/partitioned_models.py: the cases, shared with the tests
+
 tf.disable_eager_execution()
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -33,63 +35,23 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 TW_PYTHON = "/work/main/.venv/bin/python"
 
 # (shape, dtype, partitioner name, args) -> the partitions TF's partitioner returns
-PARTITIONER_CASES = [
-    ([10, 4], "float32", "fixed", (3,)), ([2, 5], "float32", "fixed", (4,)), ([6, 9], "float32", "fixed", (4, 1)),
-    ([1000, 16], "float32", "axis", (4096,)), ([1000, 16], "float64", "axis", (4096, 0, 16, 5)),
-    ([7, 100], "float32", "axis", (100, 1)), ([300, 3], "string", "axis", (1000, 0, 8)),
-    ([1024, 1024], "float32", "minmax", (32,)), ([1024, 1024], "float32", "minmax", (8,)),
-    ([3, 10], "float32", "minmax", (100, 0, 16)), ([50, 20], "int32", "minmax", (10, 1, 512)),
-]
-
-TABLE = np.arange(11 * 4, dtype=np.float32).reshape(11, 4) / 20.0 - 1.0
-
-
-def partitioner(kind: str, args: tuple):
-    if kind == "fixed":
-        return tf.fixed_size_partitioner(*args)
-    if kind == "axis":
-        return tf.variable_axis_size_partitioner(*args)
-    return tf.min_max_variable_partitioner(*args)
+PARTITIONER_CASES, TABLE = partitioned_models.PARTITIONER_CASES, partitioned_models.TABLE
 
 
 def partitioner_answers(out: dict) -> None:
     answers = []
     for shape, dtype, kind, args in PARTITIONER_CASES:
-        answers.append(partitioner(kind, args)(shape=tf.TensorShape(shape), dtype=tf.as_dtype(dtype)))
+        split = partitioned_models.partitioner(tf, kind, args)
+        answers.append(split(shape=tf.TensorShape(shape), dtype=tf.as_dtype(dtype)))
     out["partitions"] = np.array([list(a) + [0] * (2 - len(a)) for a in answers], dtype=np.int64)
-
-
-INIT_CASES = {
-    "uniform": lambda: tf.random_uniform_initializer(-1.0, 2.0, seed=7),
-    "normal": lambda: tf.random_normal_initializer(0.5, 2.0, seed=8),
-    "truncated": lambda: tf.truncated_normal_initializer(0.0, 1.0, seed=9),
-    "glorot_uniform": lambda: tf.glorot_uniform_initializer(seed=10),
-    "glorot_normal": lambda: tf.glorot_normal_initializer(seed=11),
-    "unit_scaling": lambda: tf.uniform_unit_scaling_initializer(1.5, seed=12),
-    "unit_scaling_1d": lambda: tf.uniform_unit_scaling_initializer(1.0, seed=13),
-    "constant": lambda: tf.constant_initializer(0.25),
-}
 
 
 def initial_values(out: dict) -> None:
     """Seeded initializers on partitioned variables: each shard is drawn on its own, scaling
     initializers use the full shape (partition_info); also names, shapes and collections."""
-    graph = tf.Graph()
+    graph, made, default, axis1, from_value, reused = partitioned_models.initial_graph(tf)
+    assert reused is default
     with graph.as_default():
-        tf.set_random_seed(1234)
-        made = {}
-        with tf.variable_scope("init", partitioner=tf.fixed_size_partitioner(3)):
-            for name, make in INIT_CASES.items():
-                shape = [7] if name == "unit_scaling_1d" else [10, 6]
-                made[name] = tf.get_variable(name, shape, initializer=make())
-        with tf.variable_scope("other"):
-            default = tf.get_variable("default_init", [9, 5], partitioner=tf.fixed_size_partitioner(2))
-            axis1 = tf.get_variable("axis1", [4, 7], initializer=tf.random_uniform_initializer(seed=3),
-                                    partitioner=tf.fixed_size_partitioner(3, axis=1))
-            from_value = tf.get_variable("from_value", initializer=tf.constant(TABLE),
-                                         partitioner=tf.fixed_size_partitioner(4))
-        with tf.variable_scope("other", reuse=True):
-            assert tf.get_variable("default_init") is default
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             for name, var in made.items():

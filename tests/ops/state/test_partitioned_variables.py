@@ -7,39 +7,16 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
+from tests.data.partitioned_models import PARTITIONER_CASES, TABLE, init_cases, initial_graph, partitioner
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "data")
 EXPECTED = np.load(os.path.join(DATA, "tf_partitioned_expected.npz"))
-TABLE = np.arange(11 * 4, dtype=np.float32).reshape(11, 4) / 20.0 - 1.0
-
-# the fixture script's PARTITIONER_CASES, in order
-PARTITIONER_CASES = [
-    ([10, 4], "float32", "fixed", (3,)), ([2, 5], "float32", "fixed", (4,)), ([6, 9], "float32", "fixed", (4, 1)),
-    ([1000, 16], "float32", "axis", (4096,)), ([1000, 16], "float64", "axis", (4096, 0, 16, 5)),
-    ([7, 100], "float32", "axis", (100, 1)), ([300, 3], "string", "axis", (1000, 0, 8)),
-    ([1024, 1024], "float32", "minmax", (32,)), ([1024, 1024], "float32", "minmax", (8,)),
-    ([3, 10], "float32", "minmax", (100, 0, 16)), ([50, 20], "int32", "minmax", (10, 1, 512)),
-]
-INIT_CASES = {
-    "uniform": lambda: tf.random_uniform_initializer(-1.0, 2.0, seed=7),
-    "normal": lambda: tf.random_normal_initializer(0.5, 2.0, seed=8),
-    "truncated": lambda: tf.truncated_normal_initializer(0.0, 1.0, seed=9),
-    "glorot_uniform": lambda: tf.glorot_uniform_initializer(seed=10),
-    "glorot_normal": lambda: tf.glorot_normal_initializer(seed=11),
-    "unit_scaling": lambda: tf.uniform_unit_scaling_initializer(1.5, seed=12),
-    "unit_scaling_1d": lambda: tf.uniform_unit_scaling_initializer(1.0, seed=13),
-    "constant": lambda: tf.constant_initializer(0.25),
-}
-
-
-def _partitioner(kind, args):
-    return {"fixed": tf.fixed_size_partitioner, "axis": tf.variable_axis_size_partitioner,
-            "minmax": tf.min_max_variable_partitioner}[kind](*args)
+INIT_CASES = init_cases(tf)
 
 
 def test_partitioners_answer_as_tensorflow():
     for i, (shape, dtype, kind, args) in enumerate(PARTITIONER_CASES):
-        got = _partitioner(kind, args)(shape=tf.TensorShape(shape), dtype=tf.as_dtype(dtype))
+        got = partitioner(tf, kind, args)(shape=tf.TensorShape(shape), dtype=tf.as_dtype(dtype))
         assert list(got) == list(EXPECTED["partitions"][i][:len(shape)]), (shape, kind, args)
 
 
@@ -58,23 +35,7 @@ def test_partitioners_under_compat_v1_and_bad_arguments():
 
 
 def _initial_graph():
-    graph = tf.Graph()
-    with graph.as_default():
-        tf.set_random_seed(1234)
-        made = {}
-        with tf.variable_scope("init", partitioner=tf.fixed_size_partitioner(3)):
-            for name, make in INIT_CASES.items():
-                shape = [7] if name == "unit_scaling_1d" else [10, 6]
-                made[name] = tf.get_variable(name, shape, initializer=make())
-        with tf.variable_scope("other"):
-            default = tf.get_variable("default_init", [9, 5], partitioner=tf.fixed_size_partitioner(2))
-            axis1 = tf.get_variable("axis1", [4, 7], initializer=tf.random_uniform_initializer(seed=3),
-                                    partitioner=tf.fixed_size_partitioner(3, axis=1))
-            from_value = tf.get_variable("from_value", initializer=tf.constant(TABLE),
-                                         partitioner=tf.fixed_size_partitioner(4))
-        with tf.variable_scope("other", reuse=True):
-            reused = tf.get_variable("default_init")
-    return graph, made, default, axis1, from_value, reused
+    return initial_graph(tf)
 
 
 def test_seeded_shards_equal_tensorflow_values():

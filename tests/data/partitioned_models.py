@@ -1,0 +1,58 @@
+"""The partitioned-variable cases TensorFlow recorded (make_tf_partitioned_fixtures.py, under TF
+2.21) and tensorweave's tests replay: one definition for both, built from the `tf` module each
+passes in."""
+import numpy as np
+
+# (shape, dtype, partitioner kind, its arguments), in the fixture's order
+PARTITIONER_CASES = [
+    ([10, 4], "float32", "fixed", (3,)), ([2, 5], "float32", "fixed", (4,)), ([6, 9], "float32", "fixed", (4, 1)),
+    ([1000, 16], "float32", "axis", (4096,)), ([1000, 16], "float64", "axis", (4096, 0, 16, 5)),
+    ([7, 100], "float32", "axis", (100, 1)), ([300, 3], "string", "axis", (1000, 0, 8)),
+    ([1024, 1024], "float32", "minmax", (32,)), ([1024, 1024], "float32", "minmax", (8,)),
+    ([3, 10], "float32", "minmax", (100, 0, 16)), ([50, 20], "int32", "minmax", (10, 1, 512)),
+]
+
+TABLE = np.arange(11 * 4, dtype=np.float32).reshape(11, 4) / 20.0 - 1.0
+
+
+def partitioner(tf, kind, args):
+    if kind == "fixed":
+        return tf.fixed_size_partitioner(*args)
+    if kind == "axis":
+        return tf.variable_axis_size_partitioner(*args)
+    return tf.min_max_variable_partitioner(*args)
+
+
+def init_cases(tf):
+    return {
+        "uniform": lambda: tf.random_uniform_initializer(-1.0, 2.0, seed=7),
+        "normal": lambda: tf.random_normal_initializer(0.5, 2.0, seed=8),
+        "truncated": lambda: tf.truncated_normal_initializer(0.0, 1.0, seed=9),
+        "glorot_uniform": lambda: tf.glorot_uniform_initializer(seed=10),
+        "glorot_normal": lambda: tf.glorot_normal_initializer(seed=11),
+        "unit_scaling": lambda: tf.uniform_unit_scaling_initializer(1.5, seed=12),
+        "unit_scaling_1d": lambda: tf.uniform_unit_scaling_initializer(1.0, seed=13),
+        "constant": lambda: tf.constant_initializer(0.25),
+    }
+
+
+def initial_graph(tf):
+    """Seeded initializers on partitioned variables: (graph, {case: variable}, default-initialized,
+    split along axis 1, from a value, the default one fetched again with reuse=True)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(1234)
+        made = {}
+        with tf.variable_scope("init", partitioner=tf.fixed_size_partitioner(3)):
+            for name, make in init_cases(tf).items():
+                shape = [7] if name == "unit_scaling_1d" else [10, 6]
+                made[name] = tf.get_variable(name, shape, initializer=make())
+        with tf.variable_scope("other"):
+            default = tf.get_variable("default_init", [9, 5], partitioner=tf.fixed_size_partitioner(2))
+            axis1 = tf.get_variable("axis1", [4, 7], initializer=tf.random_uniform_initializer(seed=3),
+                                    partitioner=tf.fixed_size_partitioner(3, axis=1))
+            from_value = tf.get_variable("from_value", initializer=tf.constant(TABLE),
+                                         partitioner=tf.fixed_size_partitioner(4))
+        with tf.variable_scope("other", reuse=True):
+            reused = tf.get_variable("default_init")
+    return graph, made, default, axis1, from_value, reused
