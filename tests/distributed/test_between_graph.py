@@ -29,9 +29,10 @@ def test_two_workers_train_asynchronously_through_a_ps(tmp_path):
         assert sum(r["steps"] for r in reports) >= 60  # both contributed to one global step
         assert all(r["steps"] > 0 for r in reports)
         assert max(r["global_step"] for r in reports) >= 60
-        chief = reports[0]
-        assert chief["last"] < chief["first"] * 0.01, chief  # the shared model learned
-        for r in reports:  # every worker ends on the shared, trained weights (zero weights: loss ~14)
+        # whoever stepped first saw the zero weights (loss about 14); the other may have started
+        # on weights already trained: asynchronous SGD on one shared model
+        assert max(r["first"] for r in reports) > 1.0, reports
+        for r in reports:  # every worker ends on the shared, trained weights
             assert r["last"] < 0.1, r
         assert any(name.startswith("model.ckpt") for name in os.listdir(tmp_path / "ckpt"))  # the chief saved
     finally:

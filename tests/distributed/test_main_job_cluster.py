@@ -52,7 +52,9 @@ def test_local_cluster_trains_to_the_local_accuracy_and_every_process_exits(proc
     checkpoint = tf.train.latest_checkpoint(str(run_dir))
     step = int(checkpoint.rsplit("-", 1)[1])
     assert STEPS <= step <= STEPS + 1
-    assert tf.train.NewCheckpointReader(checkpoint).get_tensor("global_step") == step
+    # (the name comes from the step read before the save; the other worker may add one while
+    # the variables are read, as in TF)
+    assert step <= tf.train.NewCheckpointReader(checkpoint).get_tensor("global_step") <= STEPS + 1
     assert f"summaries: tensorboard --logdir {run_dir}" in out
 
 
