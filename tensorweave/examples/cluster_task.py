@@ -111,6 +111,9 @@ def _train_worker(args: argparse.Namespace, data: datasets.DataSet, build: Build
             progress.update(max(0, min(int(step), args.steps) - progress.n))
             if local_steps % 20 == 0:
                 progress.set_postfix(loss=f"{running:.4f}", refresh=False)
+    # Stopped by StopAtStepHook: the target step was reached, maybe by the other worker's
+    # last step, which this worker's fetches never saw.
+    progress.update(max(0, args.steps - progress.n))
     progress.close()
     print(f"{worker_device}: {local_steps} of the {args.steps} steps", flush=True)
     if not chief:
