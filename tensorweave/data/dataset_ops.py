@@ -4,6 +4,7 @@ is built in the graph that asks for it (once per graph), so a one-shot iterator 
 whole pipeline again inside its dataset factory function."""
 from __future__ import annotations
 
+import abc
 import itertools
 import threading
 import weakref
@@ -39,7 +40,7 @@ def _as_int64(value: Any, name: str) -> Tensor:
     return convert_to_tensor(value, dtype=_dtypes.int64, name=name)
 
 
-class Dataset:
+class Dataset(abc.ABC):
     """A potentially large set of elements (TF1's tf.data.Dataset)."""
 
     def __init__(self, types: Any, shapes: Any, inputs: tuple = ()) -> None:
@@ -77,8 +78,9 @@ class Dataset:
     def _variant_tensor(self) -> Tensor:
         return self._as_variant_tensor()
 
+    @abc.abstractmethod
     def _build(self) -> Tensor:
-        raise NotImplementedError  # every dataset kind overrides it
+        """The dataset's variant tensor in the default graph (each dataset kind makes its op)."""
 
     # -- sources -----------------------------------------------------------------------------------
     @staticmethod

@@ -10,6 +10,7 @@ re-initialized or its session closes.
 """
 from __future__ import annotations
 
+import abc
 import threading
 from typing import Any, Callable, Iterator, Optional, Sequence
 
@@ -52,23 +53,25 @@ class IteratorContext:
             step.cancel(errors.CancelledError(None, None, "Iterator was closed"))
 
 
-class DatasetIterator:
+class DatasetIterator(abc.ABC):
+    @abc.abstractmethod
     def get_next(self, step: Any) -> Optional[Element]:
-        raise NotImplementedError  # every dataset's iterator overrides it
+        """The next element, or None at the end."""
 
     def close(self) -> None:
         """Releases threads and files (a prefetching iterator stops its worker)."""
 
 
-class Dataset:
+class Dataset(abc.ABC):
     """A dataset value: `make_iterator(ictx)` starts a fresh pass over its elements.
     `never_waits`: producing an element only computes (no thread hand-over, no Python callback,
     no queue), so a get_next may run it on the requesting thread."""
 
     never_waits = False
 
+    @abc.abstractmethod
     def make_iterator(self, ictx: IteratorContext) -> DatasetIterator:
-        raise NotImplementedError  # every dataset overrides it
+        """A fresh pass over the elements."""
 
 
 class GenIterator(DatasetIterator):
