@@ -8,6 +8,7 @@ Each case builds one accumulator and runs its steps in order, one session.run ea
   ["num"]                                            num_accumulated
   ["set", new_global_step]                           set_global_step
 """
+import numpy as np
 
 CASES = {
     "dense_mean": dict(kind="dense", dtype="float32", shape=[2], reduction="MEAN", steps=[
@@ -44,3 +45,19 @@ CASES = {
         ["sapply", 0, [1], [[1.0, 2.0]], None], ["sapply", 0, [2], [[[1.0, 2.0]]], None],
         ["take", 1]]),
 }
+
+
+def accumulator_op(acc, step, dtype):
+    """The op of one case step on accumulator `acc` (gradients of `dtype`)."""
+    kind = step[0]
+    if kind == "apply":
+        return acc.apply_grad(np.array(step[2], dtype), local_step=step[1])
+    if kind == "sapply":
+        return acc.apply_grad(np.array(step[2], np.int64), np.array(step[3], dtype),
+                              grad_shape=None if step[4] is None else np.array(step[4], np.int64),
+                              local_step=step[1])
+    if kind == "take":
+        return acc.take_grad(step[1])
+    if kind == "num":
+        return acc.num_accumulated()
+    return acc.set_global_step(step[1])

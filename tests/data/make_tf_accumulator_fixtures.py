@@ -11,24 +11,9 @@ import numpy as np
 import tensorflow.compat.v1 as tf
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from accumulator_cases import CASES  # noqa: E402
+from accumulator_cases import CASES, accumulator_op  # noqa: E402
 
 tf.disable_eager_execution()
-
-
-def _op(acc, step, dtype):
-    kind = step[0]
-    if kind == "apply":
-        return acc.apply_grad(np.array(step[2], dtype), local_step=step[1])
-    if kind == "sapply":
-        return acc.apply_grad(np.array(step[2], np.int64), np.array(step[3], dtype),
-                              grad_shape=None if step[4] is None else np.array(step[4], np.int64),
-                              local_step=step[1])
-    if kind == "take":
-        return acc.take_grad(step[1])
-    if kind == "num":
-        return acc.num_accumulated()
-    return acc.set_global_step(step[1])
 
 
 def _plain(value):
@@ -55,7 +40,7 @@ def run_case(case):
         ops = []
         for step in case["steps"]:
             try:
-                ops.append(_op(acc, step, case["dtype"]))
+                ops.append(accumulator_op(acc, step, case["dtype"]))
             except (ValueError, TypeError) as e:
                 ops.append({"error": ["build", type(e).__name__, str(e)]})
         results = []

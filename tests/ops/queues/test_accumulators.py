@@ -12,25 +12,11 @@ import pytest
 
 import tensorweave as tf
 from tensorweave.framework import errors
+from tests.data.accumulator_cases import accumulator_op
 
 _FIXTURE = os.path.join(os.path.dirname(__file__), "..", "..", "data", "tf_accumulator_expected.json")
 with open(_FIXTURE) as _f:
     _CASES = json.load(_f)["cases"]
-
-
-def _op(acc, step, dtype):
-    kind = step[0]
-    if kind == "apply":
-        return acc.apply_grad(np.array(step[2], dtype), local_step=step[1])
-    if kind == "sapply":
-        return acc.apply_grad(np.array(step[2], np.int64), np.array(step[3], dtype),
-                              grad_shape=None if step[4] is None else np.array(step[4], np.int64),
-                              local_step=step[1])
-    if kind == "take":
-        return acc.take_grad(step[1])
-    if kind == "num":
-        return acc.num_accumulated()
-    return acc.set_global_step(step[1])
 
 
 @pytest.mark.parametrize("name", sorted(_CASES))
@@ -42,7 +28,7 @@ def test_accumulator_matches_tensorflow(name):
         ops = []
         for step in case["steps"]:
             try:
-                ops.append(_op(acc, step, case["dtype"]))
+                ops.append(accumulator_op(acc, step, case["dtype"]))
             except ValueError as e:
                 ops.append(("build", e))
         with tf.Session() as sess:
