@@ -6,11 +6,12 @@ only the first time a tag is seen, each event gets the wall time and the global 
 graph given to the constructor or `add_graph` is written with its meta graph."""
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any, Optional
 
 import numpy as np
-from tensorboard.compat.proto import event_pb2, summary_pb2
+from tensorboard.compat.proto import event_pb2, graph_pb2, summary_pb2
 
 from tensorweave.framework.graph import Graph, get_default_graph
 from tensorweave.framework.meta_graph import create_meta_graph_def
@@ -64,18 +65,22 @@ class FileWriter:
 
     def add_graph(self, graph: Optional[Graph] = None, global_step: Optional[int] = None,
                   graph_def: Any = None) -> None:
-        """Adds the graph (with node shapes) and, for a Graph, its meta graph."""
+        """Adds the graph (with node shapes) and, for a Graph, its meta graph. A GraphDef is
+        still taken, in either argument, with TF1's deprecation warning: it is how a step's
+        optimised graph (`RunMetadata.partition_graphs`) reaches TensorBoard."""
         if graph is not None and graph_def is not None:
             raise ValueError("Please pass only graph, or graph_def (deprecated), but not both.")
-        if graph is not None:
-            if not isinstance(graph, Graph):
-                raise TypeError(f"graph must be a tf.Graph, got {type(graph).__name__}")
-            self._add_graph_def(graph.as_graph_def(add_shapes=True), global_step)
-            self.add_meta_graph(create_meta_graph_def(graph=graph), global_step)
-        elif graph_def is not None:
-            self._add_graph_def(graph_def, global_step)
+        given = graph if graph is not None else graph_def
+        if isinstance(given, Graph):
+            self._add_graph_def(given.as_graph_def(add_shapes=True), global_step)
+            self.add_meta_graph(create_meta_graph_def(graph=given), global_step)
+        elif isinstance(given, graph_pb2.GraphDef):
+            logging.getLogger("tensorflow").warning(
+                "Passing a `GraphDef` to the SummaryWriter is deprecated. Pass a `Graph` object "
+                "instead, such as `sess.graph`.")
+            self._add_graph_def(given, global_step)
         else:
-            raise TypeError("FileWriter.add_graph needs a graph (or graph_def)")
+            raise TypeError("The passed graph must be an instance of `Graph` or the deprecated `GraphDef`")
 
     def _add_graph_def(self, graph_def: Any, global_step: Optional[int]) -> None:
         self._add_event(event_pb2.Event(graph_def=graph_def.SerializeToString()), global_step)
