@@ -38,15 +38,21 @@ class Settings:
     min_graph_nodes: int = _DEFAULT_MIN_GRAPH_NODES
     max_constant_bytes: int = _MAX_CONSTANT_BYTES
     fail_on_errors: bool = False
+    loop_optimization: bool = True
+    function_optimization: bool = True   # function calls inlined into the plan (runtime/inlining.py)
+    shape_optimization: bool = True
+    layout_optimizer: bool = True
 
     @property
     def any_pass(self) -> bool:
         return (self.common_subgraph_elimination or self.constant_folding or self.arithmetic_optimization
-                or self.remapping or self.dependency_optimization)
+                or self.remapping or self.dependency_optimization or self.loop_optimization
+                or self.shape_optimization or self.layout_optimizer)
 
 
 ALL_ON = Settings(min_graph_nodes=-1, fail_on_errors=True)
-ALL_OFF = Settings(False, False, False, False, False)
+ALL_OFF = Settings(False, False, False, False, False, loop_optimization=False, function_optimization=False,
+                   shape_optimization=False, layout_optimizer=False)
 
 
 def _on(toggle: int) -> bool:
@@ -77,4 +83,9 @@ def settings_for(config: Any) -> Settings:
         iterations=iterations,
         min_graph_nodes=min_nodes,
         max_constant_bytes=classic.max_folded_constant_in_bytes or _MAX_CONSTANT_BYTES,
-        fail_on_errors=rewrite.fail_on_optimizer_errors)
+        fail_on_errors=rewrite.fail_on_optimizer_errors,
+        loop_optimization=meta and _on(rewrite.loop_optimization),
+        # TF's classic optimizer inlines too when OptimizerOptions.do_function_inlining is set
+        function_optimization=(meta and _on(rewrite.function_optimization)) or classic.do_function_inlining,
+        shape_optimization=meta and _on(rewrite.shape_optimization),
+        layout_optimizer=meta and _on(rewrite.layout_optimizer))
