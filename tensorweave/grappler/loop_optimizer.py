@@ -229,13 +229,14 @@ def _hoist(graph: OptGraph, frame: str, nodes: list[Node], frames: _Frames,
 
 def _needs_liveness(user: Node, invariant: set[int]) -> bool:
     """Whether `user`, staying in the frame, would lose its deadness in the last iteration if
-    its invariant inputs moved out (a constant Enter of an inner loop would not: those are live
-    in every iteration anyway)."""
+    its invariant inputs moved out: when its other inputs are all constant Enters (live in
+    every iteration). A constant Enter of an inner loop is live in every iteration anyway."""
     if user.removed or id(user) in invariant:
         return False
-    if user.type == "Enter" and user.attrs.get("is_constant"):
+    if _kind(user) == ControlFlowKind.ENTER and user.attrs.get("is_constant"):
         return False
-    return all(id(src) in invariant for src, _ in user.inputs)
+    return all(id(src) in invariant or (_kind(src) == ControlFlowKind.ENTER and src.attrs.get("is_constant"))
+               for src, _ in user.inputs)
 
 
 def _side_effect(node: Node) -> bool:
