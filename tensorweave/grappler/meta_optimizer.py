@@ -2,8 +2,8 @@
 
 Once per step plan (plans are cached per run signature, so steady steps pay nothing). The
 passes run in TensorFlow's order (common subgraph elimination, constant folding, shape
-optimisation, arithmetic simplification, loop optimisation, remapper fusion, dependency
-optimisation), the whole sequence
+optimisation, arithmetic simplification, loop optimisation, layout optimisation, remapper
+fusion, dependency optimisation), the whole sequence
 `meta_optimizer_iterations` times or until a round changes nothing. Graphs with fewer nodes than
 `min_graph_nodes` are left alone. The user's Graph is never modified: the result is a list of
 Operations where rewritten nodes are plan-private copies (graph_view.py).
@@ -30,7 +30,7 @@ from tensorweave.framework.graph_def import GraphDef, node_def
 from tensorweave.framework.kernel_contract import ControlFlowKind
 from tensorweave.grappler import (arithmetic_optimizer, common_subgraph_elimination, constant_folding,
                                   dependency_optimizer, remapper)
-from tensorweave.grappler import loop_optimizer, shape_optimizer
+from tensorweave.grappler import layout_optimizer, loop_optimizer, shape_optimizer
 from tensorweave.grappler.graph_view import OptGraph
 from tensorweave.grappler.pass_context import PassContext
 from tensorweave.grappler.settings import Settings, settings_for
@@ -50,6 +50,7 @@ def enabled_passes(settings: Settings) -> list[tuple[str, Pass]]:
         ("shape_optimization", settings.shape_optimization, shape_optimizer.optimize),
         ("arithmetic_optimization", settings.arithmetic_optimization, arithmetic_optimizer.optimize),
         ("loop_optimization", settings.loop_optimization, loop_optimizer.optimize),
+        ("layout_optimizer", settings.layout_optimizer, layout_optimizer.optimize),
         ("remapping", settings.remapping, remapper.optimize),
         ("dependency_optimization", settings.dependency_optimization, dependency_optimizer.optimize),
     ]
