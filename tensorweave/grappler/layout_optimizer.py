@@ -70,6 +70,8 @@ _FLOAT = ("float16", "float32", "float64")
 
 
 def optimize(graph: OptGraph, context: PassContext) -> bool:
+    if not any(n.type in SENSITIVE and n.attrs.get("data_format") == "NCHW" for n in graph.nodes):
+        return False  # the common case, decided in one scan
     nodes = graph.ordered()
     converted: dict[int, _Layout] = {}
     all_cpu = all(d.device_type == "CPU" for d in context.devices)
