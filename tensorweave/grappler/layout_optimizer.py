@@ -112,7 +112,7 @@ def _sensitive(node: Node) -> Optional[_Layout]:
     layout = SENSITIVE.get(node.type)
     if layout is None or node.attrs.get("data_format") != "NCHW" or node.attrs.get("padding") == "EXPLICIT":
         return None
-    if node.dtypes[0].base_dtype.name not in _FLOAT and node.type != "Conv2DBackpropInput":
+    if node.dtypes[0].base_dtype.name not in _FLOAT:
         return None
     if any(node.inputs[i][0].dtypes[node.inputs[i][1]].base_dtype.name not in _FLOAT for i in layout.inputs):
         return None

@@ -12,7 +12,9 @@ The one pass that edits nodes inside while-loop frames (the others leave them al
   reading the Enters' inputs, and its consumers in the frame read it through one new constant
   Enter (`LoopOptimizer/<frame>_enter_<n>`). Innermost frames first, so a node invariant in
   two nested loops leaves both. Its control inputs (the body's pivot, which only made it dead
-  in the last, untaken iteration) are dropped.
+  in the last, untaken iteration) are dropped; those of the Enters it read become its own (an
+  inner loop's Enters wait for the outer body's pivot: the node stays dead in the outer loop's
+  last iteration until it leaves that loop too).
 
 What never moves: control flow, stateful, asynchronous and step-bound ops (variables' reads
 by reference, random draws, stack and TensorArray ops), nodes with a ref or resource output or
@@ -219,8 +221,14 @@ def _hoist(graph: OptGraph, frame: str, nodes: list[Node], frames: _Frames,
         return []
     parallel = enters[0].attrs.get("parallel_iterations", 10)
     for node in moved:
+        # What an Enter it read waited for (an outer loop's pivot, for an inner loop's Enter)
+        # now orders the node itself, which runs in the Enter's input frame.
+        carried: list[Node] = []
+        for src, _ in node.inputs:
+            if src.type == "Enter":
+                carried.extend(c for c in src.controls if c not in carried)
         node.inputs = [_outside(src, port) for src, port in node.inputs]
-        node.controls = []
+        node.controls = carried
         node.changed = True
     for node in moved:
         _enter_for_consumers(graph, node, frame, parallel, consumers, invariant, counter)

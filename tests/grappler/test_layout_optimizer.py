@@ -141,3 +141,18 @@ def test_off_switch():
         ops = [n for g in meta.partition_graphs for n in g.node]
         assert not any(n.op == "Transpose" for n in ops)
         assert all(n.attr["data_format"].s == b"NCHW" for n in ops if n.op in ("Conv2D", "MaxPool"))
+
+
+def test_nodes_in_loops_left_alone():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2, 2, 8, 8])
+        w = tf.constant(RNG.randn(3, 3, 2, 2).astype(np.float32) * 0.2)
+
+        def body(i, h):
+            return i + 1, tf.nn.relu(tf.nn.conv2d(h, w, [1, 1, 1, 1], "SAME", data_format="NCHW"))
+        out = tf.reduce_sum(tf.while_loop(lambda i, h: i < 2, body, [tf.constant(0), x])[1])
+        ops, _ = optimize([out], [x], settings=LAYOUT)
+        assert "Transpose" not in types(ops)
+        xv = RNG.randn(2, 2, 8, 8).astype(np.float32)
+        np.testing.assert_allclose(_values(out, {x: xv}, on_config()), _values(out, {x: xv}, off_config()),
+                                   rtol=1e-5)

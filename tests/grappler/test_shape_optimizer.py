@@ -81,3 +81,15 @@ def test_off_switch():
             sess.run(p, {x: np.ones((2, 3), np.float32)}, options=tf.RunOptions(output_partition_graphs=True),
                      run_metadata=meta)
         assert {n.name: n.op for g in meta.partition_graphs for n in g.node}["count"] == "Prod"
+
+
+def test_nodes_in_loops_left_alone():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3])
+
+        def body(i, total):
+            return i + 1, total + tf.reduce_prod(tf.shape(x * tf.cast(i, tf.float32)))
+        out = tf.while_loop(lambda i, t: i < 3, body, [tf.constant(0), tf.constant(0)])[1]
+        ops, _ = optimize([out], [x], settings=SHAPE)
+        assert "Prod" in types(ops) and "Size" not in types(ops)
+        assert _same([out], {x: np.ones((2, 3), np.float32)})[0] == 18
