@@ -1,4 +1,5 @@
-"""Loop optimisation (TF's loop_optimizer.cc): less work in every iteration of a while loop.
+"""Loop optimisation (TF's loop_optimizer.cc): less work in every iteration of a while loop, and
+no branch a constant predicate never takes.
 
 The one pass that edits nodes inside while-loop frames (the others leave them alone):
 
@@ -16,6 +17,12 @@ The one pass that edits nodes inside while-loop frames (the others leave them al
   inner loop's Enters wait for the outer body's pivot: the node stays dead in the outer loop's
   last iteration until it leaves that loop too).
 
+- Dead branch removal (TF's RemoveDeadBranches): a Switch outside loops whose predicate is a
+  constant (after constant folding) never takes one branch: what only that branch reaches is
+  dropped, each Merge joining the branches becomes an Identity of the taken one, and the taken
+  branch reads the Switch's input directly. Not when the untaken part reaches a fetched or
+  target node, loop plumbing, a ControlTrigger, or a Merge's `value_index`.
+
 What never moves: control flow, stateful, asynchronous and step-bound ops (variables' reads
 by reference, random draws, stack and TensorArray ops), nodes with a ref or resource output or
 input, nodes waiting on a stateful node, nodes something waits on, and nodes with a consumer
@@ -30,9 +37,11 @@ import collections
 import itertools
 from typing import Optional
 
+import numpy as np
+
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework.kernel_contract import ControlFlowKind
-from tensorweave.grappler.graph_view import Node, OptGraph, Port
+from tensorweave.grappler.graph_view import Node, OptGraph, Port, const_value
 from tensorweave.grappler.pass_context import PassContext
 from tensorweave.ops.array.shaping import Identity
 from tensorweave.ops.control_flow.primitives import Enter
@@ -43,11 +52,91 @@ _STACK_USERS = frozenset({"StackPushV2", "StackCloseV2"})
 
 
 def optimize(graph: OptGraph, context: PassContext) -> bool:
-    if not any(n.type in ("Enter", "RefEnter") for n in graph.nodes if not n.removed):
-        return False
-    changed = _remove_stack_pushes(graph)
-    changed |= _move_invariants(graph)
+    kinds = {n.type for n in graph.nodes if not n.removed}
+    changed = False
+    if "Switch" in kinds:
+        changed |= _remove_dead_branches(graph)
+    if "Enter" in kinds or "RefEnter" in kinds:
+        changed |= _remove_stack_pushes(graph)
+        changed |= _move_invariants(graph)
     return changed
+
+
+# -- branches a constant predicate never takes --------------------------------------------------
+_NEVER_DEAD = (ControlFlowKind.CONTROL_TRIGGER, ControlFlowKind.ENTER, ControlFlowKind.EXIT,
+               ControlFlowKind.NEXT_ITERATION, ControlFlowKind.LOOP_COND)
+
+
+def _remove_dead_branches(graph: OptGraph) -> bool:
+    frames: Optional[_Frames] = None
+    changed = False
+    for switch in [n for n in graph.nodes if n.type == "Switch" and not n.removed]:
+        pred = _constant_through_identities(switch.inputs[1])
+        if pred is None or np.shape(pred) != () or switch.preserved:
+            continue
+        if frames is None:
+            frames = _Frames(graph)
+        if frames.frame.get(id(switch), ""):
+            continue  # in a loop: left to the loop's own machinery
+        changed |= _prune_branch(graph, switch, int(bool(pred)))
+    return changed
+
+
+def _constant_through_identities(port: Port) -> Optional[np.ndarray]:
+    """A Const's value, also read through Identities (a cond's `pred_id`)."""
+    seen = 0
+    while port[0].type == "Identity" and not port[0].frozen and seen < 64:
+        port = port[0].inputs[0]
+        seen += 1
+    return const_value(port)
+
+
+def _prune_branch(graph: OptGraph, switch: Node, live: int) -> bool:
+    """Drops what only the untaken output of `switch` reaches; each Merge joining the branch
+    becomes an Identity of its one live input. Nothing changes when the dead part reaches a
+    fetched or target node, loop plumbing, a ControlTrigger, or a Merge in any other way."""
+    consumers, control_consumers = graph.consumers(), graph.control_consumers()
+    if control_consumers.get(id(switch)):
+        return False
+    dead_port = (switch, 1 - live)
+    dead: dict[int, Node] = {}
+    merges: dict[int, Node] = {}
+    todo = [u for u, i in consumers.get(id(switch), []) if not u.removed and u.inputs[i] == dead_port]
+    while todo:
+        node = todo.pop()
+        if id(node) in dead or id(node) in merges:
+            continue
+        kind = _kind(node)
+        if kind == ControlFlowKind.MERGE:
+            merges[id(node)] = node
+            continue
+        if node.preserved or kind in _NEVER_DEAD:
+            return False
+        dead[id(node)] = node
+        todo.extend(u for u, _ in consumers.get(id(node), []) if not u.removed)
+        for user in control_consumers.get(id(node), []):
+            if _kind(user) == ControlFlowKind.MERGE:
+                return False
+            todo.append(user)
+    plans = []
+    for merge in merges.values():
+        live_inputs = [p for p in merge.inputs if id(p[0]) not in dead and p != dead_port]
+        if len(live_inputs) != 1 or (merge, 1) in graph.fetches or merge.type != "Merge":
+            return False
+        if any(u.inputs[i] == (merge, 1) for u, i in consumers.get(id(merge), []) if not u.removed):
+            return False
+        plans.append((merge, live_inputs[0]))
+    for merge, port in plans:
+        merge.set_op_def(Identity)
+        merge.attrs = {"T": merge.dtypes[0].base_dtype}
+        merge.inputs = [port]
+        merge.dtypes = [merge.dtypes[0]]
+        merge.shapes = [merge.shapes[0]]
+    graph.redirect((switch, live), switch.inputs[0])  # a scan: the Merges' inputs just changed
+    for node in dead.values():
+        node.removed = True
+    switch.removed = True
+    return True
 
 
 # -- stack pushes nobody pops -------------------------------------------------------------------

@@ -188,3 +188,40 @@ def test_moved_enter_keeps_the_loops_parallel_iterations(parallel):
         (enter,) = [op for op in ops if op.name.startswith("LoopOptimizer/")]
         assert enter.get_attr("parallel_iterations") == parallel
         _same_numbers([out], {a: [1.0, 2.0, 3.0]})
+
+
+@pytest.mark.parametrize("taken", [True, False])
+def test_branch_a_constant_predicate_never_takes_is_removed(taken):
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [3])
+        flag = tf.constant(taken)
+        out = tf.cond(flag, lambda: tf.exp(x) * 2.0, lambda: tf.sin(x) - 1.0)
+        ops, _ = optimize([out], [x], settings=LOOP)
+        kinds = types(ops)
+        assert "Switch" not in kinds and "Merge" not in kinds
+        assert ("Exp" in kinds) == taken and ("Sin" in kinds) == (not taken)
+        assert by_name(ops)[out.op.name].type == "Identity"  # the Merge, keeping its name
+        got = _same_numbers([out], {x: [0.5, -1.0, 2.0]})[0]
+        want = np.exp([0.5, -1.0, 2.0]) * 2.0 if taken else np.sin([0.5, -1.0, 2.0]) - 1.0
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_branches_of_unknown_or_fetched_predicates_stay():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [3])
+        p = tf.placeholder(tf.bool, [])
+        out = tf.cond(p, lambda: tf.exp(x), lambda: tf.sin(x))
+        ops, _ = optimize([out], [x, p], settings=LOOP)
+        assert "Switch" in types(ops) and "Merge" in types(ops)
+        flag = tf.constant(True)
+        dead = []
+
+        def untaken():
+            dead.append(tf.sin(x, name="untaken"))
+            return dead[0]
+        out = tf.cond(flag, lambda: tf.exp(x), untaken)
+        with tf.control_dependencies([out]):
+            target = tf.no_op()
+        ops, _ = optimize([out], [x], targets=[dead[0].op], settings=LOOP)  # the dead branch is a target
+        assert "Switch" in types(ops) and "Merge" in types(ops)
+        del target
