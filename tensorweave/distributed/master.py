@@ -3,9 +3,9 @@
 A client's session lives here as a `MasterSession`: its graph (replaced when the client's graph
 grows: Extend), the devices of every task it may use (`ConfigProto.device_filters`), a placer
 over all of them, and one `DistributedPlan` per run signature, built once as in the local
-session: prune, place, partition per device with Send/Recv, group the partitions by task and
-register each task's subgraph on its worker. A step is then one RunGraph message per task,
-the in-process worker called directly.
+session: prune, optimise (Grappler, grappler/meta_optimizer.py), place, partition per device
+with Send/Recv, group the partitions by task and register each task's subgraph on its worker.
+A step is then one RunGraph message per task, the in-process worker called directly.
 
 Failures: a RunGraph that fails, a task that does not answer the periodic health check (a dead
 process, or one that stopped answering) or that restarted (new incarnation) aborts every task's
@@ -33,6 +33,7 @@ from tensorweave.framework.device_spec import parse_device
 from tensorweave.framework.graph import Graph
 from tensorweave.framework.graph_def import GraphDef
 from tensorweave.framework.importer import import_graph_def
+from tensorweave.grappler import meta_optimizer
 from tensorweave.runtime import pruning
 from tensorweave.runtime.config import ConfigProto, RunMetadata
 from tensorweave.runtime.cost_model import CostModel
@@ -100,6 +101,11 @@ class DistributedPlan:
         except (KeyError, ValueError) as err:
             raise errors.InvalidArgumentError(None, None, f"Run names an unknown node: {err}") from None
         ops = pruning.prune(fetch_tensors, target_ops, set(feed_tensors))
+        # Grappler on the whole step graph, before placement, with the session's rewrite
+        # options, as TF's master does (the workers get the optimised partitions and run no
+        # passes of their own). Fetched tensors keep their names.
+        ops, fetch_tensors = meta_optimizer.optimize(ops, fetch_tensors, target_ops, feed_tensors, session.config,
+                                                     session.devices)
         assignment = session.placer.place(ops, feed_tensors)
         if session.pending and session.await_tasks({task_of(d.name) for d in assignment.values()}):
             assignment = session.placer.place(ops, feed_tensors)  # a task has more devices than assumed

@@ -1,15 +1,16 @@
 """Grappler's meta optimizer: runs the enabled passes on a step's pruned graph, before placement.
 
 Once per step plan (plans are cached per run signature, so steady steps pay nothing). The
-passes run in TensorFlow's order (common subgraph elimination, constant folding, arithmetic
-simplification, remapper fusion, dependency optimisation), the whole sequence
+passes run in TensorFlow's order (common subgraph elimination, constant folding, shape
+optimisation, arithmetic simplification, loop optimisation, layout optimisation, remapper
+fusion, dependency optimisation), the whole sequence
 `meta_optimizer_iterations` times or until a round changes nothing. Graphs with fewer nodes than
 `min_graph_nodes` are left alone. The user's Graph is never modified: the result is a list of
 Operations where rewritten nodes are plan-private copies (graph_view.py).
 
-Nodes inside while loops are left alone (they are only rewired where their inputs outside the
-loop change), as are control-flow primitives, stateful and asynchronous ops, fed tensors, and
-the names and outputs of fetched and target nodes.
+Nodes inside while loops are left alone by every pass but the loop optimizer (they are only
+rewired where their inputs outside the loop change), as are control-flow primitives, stateful
+and asynchronous ops, fed tensors, and the names and outputs of fetched and target nodes.
 
 An optimizer that fails leaves the graph as it was and logs a warning, as TF does unless
 RewriterConfig.fail_on_optimizer_errors is set. With TF_DUMP_GRAPH_PREFIX set, each optimised
@@ -29,6 +30,7 @@ from tensorweave.framework.graph_def import GraphDef, node_def
 from tensorweave.framework.kernel_contract import ControlFlowKind
 from tensorweave.grappler import (arithmetic_optimizer, common_subgraph_elimination, constant_folding,
                                   dependency_optimizer, remapper)
+from tensorweave.grappler import layout_optimizer, loop_optimizer, shape_optimizer
 from tensorweave.grappler.graph_view import OptGraph
 from tensorweave.grappler.pass_context import PassContext
 from tensorweave.grappler.settings import Settings, settings_for
@@ -45,7 +47,10 @@ def enabled_passes(settings: Settings) -> list[tuple[str, Pass]]:
     table: list[tuple[str, bool, Pass]] = [
         ("common_subgraph_elimination", settings.common_subgraph_elimination, common_subgraph_elimination.optimize),
         ("constant_folding", settings.constant_folding, constant_folding.optimize),
+        ("shape_optimization", settings.shape_optimization, shape_optimizer.optimize),
         ("arithmetic_optimization", settings.arithmetic_optimization, arithmetic_optimizer.optimize),
+        ("loop_optimization", settings.loop_optimization, loop_optimizer.optimize),
+        ("layout_optimizer", settings.layout_optimizer, layout_optimizer.optimize),
         ("remapping", settings.remapping, remapper.optimize),
         ("dependency_optimization", settings.dependency_optimization, dependency_optimizer.optimize),
     ]

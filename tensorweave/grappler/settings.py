@@ -12,7 +12,8 @@ only when both say so. `max_folded_constant_in_bytes` caps folded constants (0: 
 
 For tests and benchmarks the environment variable TW_GRAPPLER overrides the configuration:
 `aggressive` turns every pass on for every graph (and makes optimizer errors fail the step),
-`off` turns every pass off.
+`off` turns every pass off but function inlining, which the configuration still decides (it
+runs after placement, on the partitions: grappler/function_optimizer.py).
 """
 from __future__ import annotations
 
@@ -38,15 +39,22 @@ class Settings:
     min_graph_nodes: int = _DEFAULT_MIN_GRAPH_NODES
     max_constant_bytes: int = _MAX_CONSTANT_BYTES
     fail_on_errors: bool = False
+    loop_optimization: bool = True
+    function_optimization: bool = True   # function calls inlined into the plan (runtime/inlining.py)
+    shape_optimization: bool = True
+    layout_optimizer: bool = True
 
     @property
     def any_pass(self) -> bool:
         return (self.common_subgraph_elimination or self.constant_folding or self.arithmetic_optimization
-                or self.remapping or self.dependency_optimization)
+                or self.remapping or self.dependency_optimization or self.loop_optimization
+                or self.shape_optimization or self.layout_optimizer)
 
 
 ALL_ON = Settings(min_graph_nodes=-1, fail_on_errors=True)
-ALL_OFF = Settings(False, False, False, False, False)
+ALL_OFF = Settings(False, False, False, False, False, loop_optimization=False, function_optimization=False,
+                   shape_optimization=False, layout_optimizer=False)
+_ALL_OFF_INLINING = dataclasses.replace(ALL_OFF, function_optimization=True)
 
 
 def _on(toggle: int) -> bool:
@@ -58,13 +66,15 @@ def settings_for(config: Any) -> Settings:
     mode = os.environ.get("TW_GRAPPLER", "").lower()
     if mode == "aggressive":
         return ALL_ON
-    if mode == "off":
-        return ALL_OFF
     graph_options = config.graph_options
     rewrite = graph_options.rewrite_options
     classic = graph_options.optimizer_options
-    classic_l1 = classic.opt_level != config_pb2.OptimizerOptions.L0
     meta = not rewrite.disable_meta_optimizer
+    inlining = (meta and _on(rewrite.function_optimization)) or classic.do_function_inlining
+    if mode == "off":
+        # the graph as written; calls are still inlined (after placement) as the config says
+        return ALL_OFF if not inlining else _ALL_OFF_INLINING
+    classic_l1 = classic.opt_level != config_pb2.OptimizerOptions.L0
     iterations = 1 if rewrite.meta_optimizer_iterations == _RC.ONE else 2
     min_nodes = rewrite.min_graph_nodes or _DEFAULT_MIN_GRAPH_NODES
     return Settings(
@@ -77,4 +87,9 @@ def settings_for(config: Any) -> Settings:
         iterations=iterations,
         min_graph_nodes=min_nodes,
         max_constant_bytes=classic.max_folded_constant_in_bytes or _MAX_CONSTANT_BYTES,
-        fail_on_errors=rewrite.fail_on_optimizer_errors)
+        fail_on_errors=rewrite.fail_on_optimizer_errors,
+        loop_optimization=meta and _on(rewrite.loop_optimization),
+        # TF's classic optimizer inlines too when OptimizerOptions.do_function_inlining is set
+        function_optimization=inlining,
+        shape_optimization=meta and _on(rewrite.shape_optimization),
+        layout_optimizer=meta and _on(rewrite.layout_optimizer))

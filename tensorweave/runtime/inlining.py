@@ -27,15 +27,13 @@ function calling itself (directly or not) inside its own inlined body, bodies wi
 frames (Enter/Exit/NextIteration), bodies returning a reference, and bodies over
 MAX_INLINED_NODES nodes (bench/function_call_graph.py measures that inlining wins at every
 size up to it: the saving is the sub-step's fixed cost, and a large body only makes the
-caller's plan slower to build). `GraphOptions.rewrite_options.function_optimization = OFF`
-turns inlining off, as TF's function optimizer's switch does.
+caller's plan slower to build). Whether a plan inlines at all is the function optimizer's
+switch (grappler/function_optimizer.py).
 """
 from __future__ import annotations
 
 import threading
 from typing import Any, Optional, Sequence
-
-from tensorboard.compat.proto.rewriter_config_pb2 import RewriterConfig
 
 from tensorweave.framework import function as _function
 from tensorweave.framework.function_def_to_graph import function_def_to_body
@@ -46,7 +44,7 @@ from tensorweave.ops.control_flow.grouping import NoOp
 from tensorweave.runtime import pruning
 from tensorweave.runtime.partition import Endpoint, InlinedOp, Partition, PNode, SyntheticOp
 
-__all__ = ["inline_calls", "inlining_enabled", "MAX_INLINED_NODES"]
+__all__ = ["inline_calls", "MAX_INLINED_NODES"]
 
 # Bodies larger than this stay sub-steps: the per-call saving is fixed (~4 us) while plan
 # building and memory grow with every inlined copy.
@@ -54,12 +52,6 @@ MAX_INLINED_NODES = 512
 
 _LOOP_KINDS = (ControlFlowKind.ENTER, ControlFlowKind.EXIT, ControlFlowKind.NEXT_ITERATION,
                ControlFlowKind.LOOP_COND)
-
-
-def inlining_enabled(config: Any) -> bool:
-    """False when the session's config turns the function optimizer off."""
-    rewrite = config.graph_options.rewrite_options
-    return rewrite.function_optimization != RewriterConfig.OFF
 
 
 class _BodyInfo:

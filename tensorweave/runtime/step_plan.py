@@ -11,13 +11,13 @@ import numpy as np
 
 from tensorweave.framework import errors
 from tensorweave.framework.graph import Operation, Tensor
-from tensorweave.grappler import meta_optimizer
+from tensorweave.grappler import function_optimizer, meta_optimizer
 from tensorweave.runtime import pruning
 from tensorweave.runtime.colocation import ref_argument_flags
 from tensorweave.runtime.cost_model import CostModel
 from tensorweave.runtime.executor_choice import ExecutorStrategy
 from tensorweave.runtime.graph_compiler import CompileOptions, KernelCache, is_expensive
-from tensorweave.runtime.inlining import has_calls, inline_calls, inlining_enabled
+from tensorweave.runtime.inlining import has_calls, inline_calls
 from tensorweave.runtime.partition import Partition, PartitionOptions, partition_graph
 from tensorweave.runtime.partition_export import partition_to_graph_def
 from tensorweave.runtime.partition_runner import (PartitionRunner, only_waits_for_receives, run_in_order,
@@ -123,7 +123,7 @@ class StepPlan:
         options = PartitionOptions(compress_float32=graph_options.enable_bfloat16_sendrecv)
         self.partitions = partition_graph(ops, assignment, feed_index, fetches, devices, options) or [
             Partition(devices[0])]
-        if has_calls(ops) and inlining_enabled(config):
+        if has_calls(ops) and function_optimizer.inlines_calls(config):
             inline_calls(self.partitions)
         if len(self.partitions) > 1 and graph_options.enable_recv_scheduling:
             schedule_recvs(self.partitions, placer.cost_model)

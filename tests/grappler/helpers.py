@@ -6,12 +6,10 @@ from tensorweave.grappler import meta_optimizer
 from tensorweave.grappler.settings import ALL_ON, Settings
 from tensorweave.runtime import pruning
 
-ONLY = {name: Settings(**{n: n == name for n in ("common_subgraph_elimination", "constant_folding",
-                                                 "arithmetic_optimization", "remapping",
-                                                 "dependency_optimization")}, min_graph_nodes=-1,
-                       fail_on_errors=True)
-        for name in ("common_subgraph_elimination", "constant_folding", "arithmetic_optimization",
-                     "remapping", "dependency_optimization")}
+PASSES = ("common_subgraph_elimination", "constant_folding", "arithmetic_optimization", "remapping",
+          "dependency_optimization", "loop_optimization", "shape_optimization", "layout_optimizer")
+ONLY = {name: Settings(**{n: n == name for n in PASSES}, min_graph_nodes=-1, fail_on_errors=True)
+        for name in PASSES}
 
 
 def optimize(fetches, feeds=(), targets=(), settings=ALL_ON, devices=None):

@@ -1,6 +1,7 @@
 """The meta optimizer: configuration (RewriterConfig, OptimizerOptions, TW_GRAPPLER), the graph it
 leaves the user, the optimised graph in RunMetadata and in dumps, stateful kernels kept across
 plans, failures, and multi-device plans."""
+import dataclasses
 import glob
 import os
 
@@ -61,7 +62,9 @@ def test_env_test_mode():
     with GrapplerEnv("aggressive"):
         assert settings_for(off_config()) == ALL_ON
     with GrapplerEnv("off"):
-        assert settings_for(tf.ConfigProto()) == ALL_OFF
+        assert settings_for(off_config()) == ALL_OFF
+        # function inlining (after placement) is still the configuration's to decide
+        assert settings_for(tf.ConfigProto()) == dataclasses.replace(ALL_OFF, function_optimization=True)
 
 
 def test_optimised_graph_in_run_metadata_and_user_graph_untouched():

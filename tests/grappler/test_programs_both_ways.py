@@ -12,7 +12,8 @@ from tests.grappler.helpers import GrapplerEnv
 EXPECTED, _ = harness.load_expected()
 PROGRAMS = ["mlp_layers_dropout", "raw_cnn", "cnn_layers_metrics", "batchnorm_checkpoint", "lstm_language_model",
             "while_cond_numeric", "ema_control_dependencies", "gan_two_optimizers", "queue_logreg",
-            "image_augment", "losses_zoo", "moments_batchnorm_by_hand", "sampled_softmax_candidates"]
+            "image_augment", "losses_zoo", "moments_batchnorm_by_hand", "sampled_softmax_candidates",
+            "birnn_dynamic"]
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
