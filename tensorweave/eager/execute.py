@@ -217,7 +217,9 @@ def _call(kernel: _Kernel, args: list[Any]) -> Any:
 def _as_eager(value: Any, dtype: _dtypes.DType) -> EagerTensor:
     if dtype.is_ref_dtype:  # a variable's reference (Assign's output): the cell itself
         ref = EagerTensor(value, dtype)
-        ref._shape = TensorShape(np.shape(value.value)) if value.value is not None else TensorShape(None)
+        # or a handle held by reference (a ConditionalAccumulator's), which has no cell
+        held = value.value if hasattr(value, "value") else value
+        ref._shape = TensorShape(np.shape(held)) if held is not None else TensorShape(None)
         return ref
     if not isinstance(value, np.ndarray) and dtype.name not in ("variant", "resource"):
         value = np.asarray(value, dtype=dtype.as_numpy_dtype if dtype is not _dtypes.string else object)
