@@ -7,7 +7,6 @@ when a registered op type is run eagerly by no case and is not on the commented 
 that have no eager meaning."""
 import functools
 
-import numpy as np
 import pytest
 
 from tensorweave.framework import op_def

@@ -48,10 +48,12 @@ def _files():
 
 def _sources():
     text, csv, fixed, record = _files()
-    return (_elements(tf.data.TextLineDataset(text), 2) + _elements(tf.data.experimental.CsvDataset(csv, [[0], [-1.0]]), 2)
+    return (_elements(tf.data.TextLineDataset(text), 2)
+            + _elements(tf.data.experimental.CsvDataset(csv, [[0], [-1.0]]), 2)
             + _elements(tf.data.FixedLengthRecordDataset(fixed, 4), 3) + _elements(tf.data.TFRecordDataset(record), 2)
             + _elements(tf.data.Dataset.from_tensors(tf.constant([1, 2])), 1)
-            + _elements(tf.data.Dataset.from_tensor_slices({"a": tf.constant([1.0, 2.0]), "b": tf.constant(["x", "y"])}), 2))
+            + _elements(tf.data.Dataset.from_tensor_slices({"a": tf.constant([1.0, 2.0]),
+                                                            "b": tf.constant(["x", "y"])}), 2))
 
 
 def _transformations(x):
@@ -104,11 +106,10 @@ def _random_datasets():
     numbers = tf.data.Dataset.range(6)
     out = _elements(numbers.shuffle(6, seed=1), 3)
     out += _elements(numbers.apply(tf.data.experimental.shuffle_and_repeat(6, count=2, seed=2)), 3)
-    out += _elements(tf.data.experimental.RandomDataset(seed=3), 2) if hasattr(tf.data.experimental, "RandomDataset") \
-        else []
     out += _elements(tf.data.experimental.sample_from_datasets([numbers, numbers.map(lambda n: n + 100)], seed=4), 4)
     out += _elements(tf.data.experimental.choose_from_datasets(
-        [numbers, numbers.map(lambda n: -n)], tf.data.Dataset.from_tensor_slices(tf.constant([0, 1, 1, 0], tf.int64))), 4)
+        [numbers, numbers.map(lambda n: -n)],
+        tf.data.Dataset.from_tensor_slices(tf.constant([0, 1, 1, 0], tf.int64))), 4)
     return out
 
 

@@ -40,7 +40,8 @@ def _checkpoints(x):
     root = _fresh("checkpoints")
     v2 = os.path.join(root, "v2")
     saved = save_restore.save_v2(v2, ["x", "y"], ["", ""], [x, x * 2.0])
-    restored = _then(saved, lambda: save_restore.restore_v2(v2, ["y", "x"], ["", "3 2 1,2:-"], [tf.float32, tf.float32]))
+    restored = _then(saved, lambda: save_restore.restore_v2(v2, ["y", "x"], ["", "3 2 1,2:-"],
+                                                            [tf.float32, tf.float32]))
     shard = os.path.join(root, "shard")
     saved_shard = save_restore.save_v2(shard, ["z"], [""], [x + 1.0])
     merged_prefix = os.path.join(root, "merged")
@@ -59,7 +60,8 @@ def _checkpoints(x):
 
 
 CASES = [
-    OpCase("io:files", _files, lambda rng: [rng.randn(2).astype(np.float32)], ("WriteFile", "ReadFile", "MatchingFiles")),
+    OpCase("io:files", _files, lambda rng: [rng.randn(2).astype(np.float32)],
+           ("WriteFile", "ReadFile", "MatchingFiles")),
     OpCase("io:checkpoints", _checkpoints, lambda rng: [rng.randn(3, 2).astype(np.float32)],
            ("SaveV2", "RestoreV2", "MergeV2Checkpoints", "Save", "Restore", "SaveSlices", "RestoreSlice",
             "ShardedFilename", "ShardedFilespec")),

@@ -17,7 +17,8 @@ def _then(before, make):
 
 
 def _static_tables(ids):
-    table = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer([1, 2, 3], [10, 20, 30], tf.int32, tf.int32), -1)
+    pairs = tf.lookup.KeyValueTensorInitializer([1, 2, 3], [10, 20, 30], tf.int32, tf.int32)
+    table = tf.lookup.StaticHashTable(pairs, -1)
     with open(_VOCABULARY, "w") as f:
         f.write("emerald\nruby\nopal\n")
     words = tf.lookup.StaticHashTable(tf.lookup.TextFileInitializer(

@@ -1,7 +1,6 @@
 """Op cases for random ops. Stateful draws are seeded (global and op seed): TF draws the same
 first numbers in graph mode and eagerly, and so must tensorweave. Stateless ops are functions of
 their seed."""
-import numpy as np
 
 import tensorweave as tf
 from tests.op_cases import SEEDED, OpCase, raw

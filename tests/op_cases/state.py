@@ -48,7 +48,8 @@ _OPTIMIZERS = [
     (lambda: tf.train.RMSPropOptimizer(0.1, momentum=0.5), ("ApplyRMSProp", "SparseApplyRMSProp")),
     (lambda: tf.train.RMSPropOptimizer(0.1, centered=True), ("ApplyCenteredRMSProp", "SparseApplyCenteredRMSProp")),
     (lambda: tf.train.FtrlOptimizer(0.1, l1_regularization_strength=0.01), ("ApplyFtrl", "SparseApplyFtrl")),
-    (lambda: tf.train.FtrlOptimizer(0.1, l2_shrinkage_regularization_strength=0.1), ("ApplyFtrlV2", "SparseApplyFtrlV2")),
+    (lambda: tf.train.FtrlOptimizer(0.1, l2_shrinkage_regularization_strength=0.1),
+     ("ApplyFtrlV2", "SparseApplyFtrlV2")),
 ]
 
 

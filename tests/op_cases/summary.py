@@ -12,7 +12,8 @@ def _summaries(x):
     scalar = tf.summary.scalar("loss", x[0])
     with tf.name_scope("family"):
         histogram = tf.summary.histogram("weights", x)
-    values = [scalar, histogram, tf.summary.image("picture", images), tf.summary.image("floats", tf.cast(images, tf.float32)),
+    values = [scalar, histogram, tf.summary.image("picture", images),
+              tf.summary.image("floats", tf.cast(images, tf.float32)),
               tf.summary.audio("sound", tf.reshape(tf.tanh(x), [2, 8]), 8000.0),
               tf.summary.tensor_summary("raw", x[:3]), tf.summary.text("words", tf.constant(["hello"]))]
     return values + [raw("MergeSummary", [scalar, histogram])]
