@@ -31,7 +31,8 @@ from tensorweave.ops.io.file_io import matching_files
 from tensorweave.ops.math import cast
 from tensorweave.ops.math.elementwise import maximum
 from tensorweave.ops.script.py_func import py_func
-from tensorweave.data.iterator_ops import Iterator, _shapes_like, make_initializable_iterator, make_one_shot_iterator
+from tensorweave.data.iterator_ops import (EagerIterator, Iterator, _shapes_like, make_initializable_iterator,
+                                           make_one_shot_iterator)
 from tensorweave.data import structure, vectorize
 from tensorweave.data.structured_function import StructuredFunction
 from tensorweave.data.dataset_spec import DatasetSpec
@@ -250,7 +251,9 @@ class Dataset(structure.ElementStructure, abc.ABC):
         return make_initializable_iterator(self, shared_name)
 
     def __iter__(self) -> Any:
-        raise RuntimeError("dataset.__iter__() is only supported when eager execution is enabled.")
+        if not _graph.get_default_graph().executes_eagerly:
+            raise RuntimeError("dataset.__iter__() is only supported when eager execution is enabled.")
+        return EagerIterator(self)
 
 
 DatasetV1 = Dataset

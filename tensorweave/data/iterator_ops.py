@@ -8,6 +8,7 @@ import itertools
 from typing import Any, Optional
 
 from tensorweave.framework import dtypes as _dtypes
+from tensorweave.framework import errors
 from tensorweave.framework import function as _function
 from tensorweave.framework import graph as _graph
 from tensorweave.framework import nest
@@ -141,8 +142,36 @@ def make_one_shot_iterator(dataset: Any) -> Iterator:
 
 
 def make_initializable_iterator(dataset: Any, shared_name: Optional[str] = None) -> Iterator:
+    if _graph.get_default_graph().executes_eagerly:  # as TF's: eagerly there is no step to run it in
+        raise RuntimeError("`make_initializable_iterator()` is not supported in eager mode. Use Python-style "
+                           "iteration instead.")
+    return _initializable(dataset, shared_name)
+
+
+def _initializable(dataset: Any, shared_name: Optional[str] = None) -> Iterator:
     resource = apply_op(ops.IteratorV2, shared_name=shared_name or f"iterator_{next(_ids)}", container="",
                         name="Iterator", **dataset._flat())
     initializer = apply_op(ops.MakeIterator, dataset=dataset._apply_options()._as_variant_tensor(),
                            iterator=resource)
     return Iterator(resource, initializer, dataset.output_types, dataset.output_shapes, dataset._classes)
+
+
+class EagerIterator:
+    """`iter(dataset)` in eager mode (TF 2's OwnedIterator): an iterator resource started at
+    once; each `next` runs IteratorGetNext, and the end of the data stops the iteration."""
+
+    def __init__(self, dataset: Any) -> None:
+        self._iterator = _initializable(dataset)
+
+    def __iter__(self) -> "EagerIterator":
+        return self
+
+    def __next__(self) -> Any:
+        try:
+            return self._iterator.get_next()
+        except errors.OutOfRangeError:
+            raise StopIteration from None
+
+    def get_next(self, name: Optional[str] = None) -> Any:
+        """The next element (OutOfRangeError at the end of the data)."""
+        return self._iterator.get_next(name)

@@ -44,6 +44,9 @@ class GradientTape:
         # Building a graph (a tf.function being traced, or graph mode): the gradients are
         # tf.gradients of what the graph computes; the tape only keeps what was watched.
         self._graph_watched: Optional[set[int]] = None
+        # ... and the outputs of ops built inside stop_recording there: constants to the
+        # gradient, as unrecorded ops are to an eager tape.
+        self._graph_stopped: list[Any] = []
 
     # -- recording ---------------------------------------------------------------------------------
     def __enter__(self) -> "GradientTape":
@@ -95,8 +98,13 @@ class GradientTape:
         if not self._recording:
             raise ValueError("Tape must be recording when stop_recording is called.")
         if self._graph_watched is not None:
-            raise RuntimeError("GradientTape.stop_recording is not supported while building a graph here "
-                               "(use tf.stop_gradient on the values not to differentiate).")
+            graph = get_default_graph()
+            start = len(graph.get_operations())
+            try:
+                yield
+            finally:
+                self._graph_stopped.extend(t for op in graph.get_operations()[start:] for t in op.outputs)
+            return
         self._pop()
         try:
             yield
@@ -107,6 +115,7 @@ class GradientTape:
         """Clears everything this tape has recorded (it keeps recording if it was)."""
         if self._tape is not None:
             self._tape.reset()
+        self._graph_stopped.clear()
         self._used = False
 
     def watched_variables(self) -> tuple[Any, ...]:
@@ -147,6 +156,7 @@ class GradientTape:
         if wanted:
             grads_in = None if output_gradients is None else nest.flatten(output_gradients)
             found = _graph_gradients(nest.flatten(target), [tensors[i] for i in wanted], grad_ys=grads_in,
+                                     stop_gradients=self._graph_stopped or None,
                                      unconnected_gradients=unconnected)
             for i, g in zip(wanted, found):
                 result[i] = g

@@ -40,6 +40,7 @@ from tensorweave.eager import tensor as _tensor_mod
 from tensorweave.eager.tensor import EagerTensor
 from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import errors
+from tensorweave.framework import scopes
 from tensorweave.framework.device_spec import DeviceSpec
 from tensorweave.framework.graph import Graph, Operation
 from tensorweave.framework.op_def import OpDef, get_op_def
@@ -217,7 +218,9 @@ def _call(kernel: _Kernel, args: list[Any]) -> Any:
 def _as_eager(value: Any, dtype: _dtypes.DType) -> EagerTensor:
     if dtype.is_ref_dtype:  # a variable's reference (Assign's output): the cell itself
         ref = EagerTensor(value, dtype)
-        ref._shape = TensorShape(np.shape(value.value)) if value.value is not None else TensorShape(None)
+        # or a handle held by reference (a ConditionalAccumulator's), which has no cell
+        held = value.value if hasattr(value, "value") else value
+        ref._shape = TensorShape(np.shape(held)) if held is not None else TensorShape(None)
         return ref
     if not isinstance(value, np.ndarray) and dtype.name not in ("variant", "resource"):
         value = np.asarray(value, dtype=dtype.as_numpy_dtype if dtype is not _dtypes.string else object)
@@ -305,6 +308,14 @@ class EagerOperation(Operation):
         self._control_flow_context = None
 
 
+class _EagerNameScopes(scopes.NameScopeStack):
+    """TF's eager context makes no name unique (`with tf.name_scope("x")` twice is "x/" both
+    times, a summary's tag is its name): no graph holds the names, so none can clash."""
+
+    def unique_name(self, name: str, mark_as_used: bool = True) -> str:
+        return f"{self.current}/{name}" if self.current else name
+
+
 class EagerGraph(Graph):
     """The eager context's graph: creating an op runs it (module docstring). Name scopes,
     collections and the seed work as in a graph; no node is kept."""
@@ -315,6 +326,7 @@ class EagerGraph(Graph):
         super().__init__()
         # This context's kernels: stateful ones (random draws) continue per context, as TF's.
         self._kernels: dict[Any, _Kernel] = {}
+        self._name_stack = _EagerNameScopes()
         _tensor_mod._EAGER_GRAPH[:] = [self]
 
     # Graph's getter, with a setter that also drops the kernels.

@@ -33,7 +33,9 @@ from tensorweave.ops.functional.defun import _HoistingStore
 from tensorweave.ops.state.variable_scope import _STORE_KEY, get_variable_scope
 from tensorweave.ops.state.variables import Variable
 
-from tensorweave.eager.variables import EagerVariable
+from tensorweave.eager import forward_backward as _forward_backward
+from tensorweave.eager import tape as _tape
+from tensorweave.eager.variables import EagerVariable, owner_of
 
 __all__ = ["ConcreteFunction", "trace_key", "is_subtype", "common_supertype", "trace"]
 
@@ -292,6 +294,7 @@ class ConcreteFunction:
         inputs = list(body.inputs)
         self._inputs = inputs
         self._backward: Optional[tuple[_function.DefinedFunction, list[int]]] = None
+        self._split: Optional[_forward_backward.ForwardBackward] = None  # a body that assigns
         self._captured = [outer for outer, _ in body.captures]
         self._reads_variables = any(isinstance(c, EagerVariable) for c in self._captured)
         self._assigns = any(t.dtype.is_ref_dtype for t in inputs)
@@ -393,8 +396,18 @@ class ConcreteFunction:
             if self._reads_variables else self._captured
         if self._assigns and graph.executes_eagerly:
             # a body assigning a captured variable takes its reference: the call op typed by
-            # the function's own signature (ref inputs) hands the variable itself to the body
-            result = _function.call_function(graph, self._defined, inputs + captured)
+            # the function's own signature (ref inputs) hands the variable itself to the body.
+            # Under a tape, the forward function also returns what the backward one needs
+            # (eager/forward_backward.py), so the gradient does not assign again.
+            defined = self._defined
+            if _tape.active():
+                self._backward_function()
+                assert self._split is not None
+                defined = self._split.forward
+                if defined.name not in graph._functions:
+                    _function.add_function(graph, defined)
+                _record_reference_reads(captured)
+            result = _function.call_function(graph, defined, inputs + captured)
         else:
             # eagerly the function is named by a string: a hashable attr keeps the call's kernel
             # (and the body plan it compiles at its first run) in the eager kernel cache
@@ -418,8 +431,11 @@ class ConcreteFunction:
         cond contexts made while tracing are there: TF 2's backward function)."""
         if self._backward is None:
             body = self._graph
+            # an assigned variable's reference is differentiated too when the body is split: its
+            # gradient is the variable's (what the body's reads of it contribute, as in TF 2)
             wrt = [i for i, t in enumerate(self._inputs)
-                   if t.dtype.base_dtype.is_floating and not t.dtype.is_ref_dtype]
+                   if t.dtype.base_dtype.is_floating and (self._assigns or not t.dtype.is_ref_dtype)]
+            first_gradient_op = len(body.get_operations())
             with body.as_default(), body.name_scope("gradients_of_call"):
                 dys = [body.add_arg(f"dy_{k}", t.dtype.base_dtype, t.shape) for k, t in enumerate(self._outputs)]
                 pairs = [(y, dy) for y, dy in zip(self._outputs, dys) if y.dtype.base_dtype.is_floating]
@@ -427,6 +443,11 @@ class ConcreteFunction:
                 grads = gradients([y for y, _ in pairs], xs, grad_ys=[dy for _, dy in pairs]) if pairs and xs \
                     else [None] * len(xs)
                 grads = [zeros_like(x) if g is None else g for x, g in zip(xs, grads)]
+            if self._assigns:
+                self._split = _forward_backward.split(self.name, body, self._defined.definition, first_gradient_op,
+                                                      dys, grads, body._functions, self._gradient)
+                self._backward = (self._split.backward, wrt)
+                return self._backward
             name = f"__backward_{self.name}"
             fdef = _function.graph_to_function_def(name, body, self._inputs + dys, grads)
             defined = _function.DefinedFunction(
@@ -438,25 +459,40 @@ class ConcreteFunction:
     def _gradient(self, op: Any, *grads: Any) -> list[Any]:
         """The call op's gradient: a call of the backward function (None for arguments that
         are not floats or are variable references)."""
-        if any(t.dtype.is_ref_dtype for t in self._inputs):
-            # the backward function would run the body's assignments again
+        n = len(self._outputs)
+        backward, wrt = self._backward_function()
+        if self._split is not None and len(op.outputs) != n + self._split.num_intermediates:
+            # a plain call of a body that assigns: its backward function would run the
+            # assignments again (only calls made under a tape return the intermediates)
             raise LookupError(f"No gradient defined for operation '{getattr(op, 'name', self.name)}': function "
                               f"{self.name} assigns a variable, so its backward function cannot run it again.")
-        backward, wrt = self._backward_function()
         result: list[Any] = [None] * len(op.inputs)
         if not wrt:
             return result
-        dys = [zeros_like(t) if g is None else g for t, g in zip(op.outputs, grads)]
+        dys = [zeros_like(t) if g is None else g for t, g in zip(op.outputs[:n], grads[:n])]
+        args = list(op.outputs[n:]) + dys if self._split is not None else list(op.inputs) + dys
         graph = _graph.get_default_graph()
         if backward.name not in graph._functions:
             _function.add_function(graph, backward)
         op_def = StatefulPartitionedCall if backward.is_stateful else PartitionedCall
         f = backward.name if graph.executes_eagerly else _function.function_attr_value(backward.name)
-        out = apply_op(op_def, name=None, args=list(op.inputs) + dys, Tout=list(backward.output_types), f=f)
+        out = apply_op(op_def, name=None, args=args, Tout=list(backward.output_types), f=f)
         out = [out] if isinstance(out, Tensor) else list(out)
         for i, g in zip(wrt, out):
             result[i] = g
         return result
+
+
+def _record_reference_reads(captured: Sequence[Any]) -> None:
+    """Tells the tapes that a call hands these variables' references to its body: a trainable
+    variable is accessed, and the gradient of its reference is the variable's."""
+    for c in captured:
+        if c.dtype.is_ref_dtype:
+            variable = owner_of(c._value)
+            if variable is not None:
+                if variable.trainable:
+                    _tape.variable_accessed(variable)
+                _tape.record_read(variable, c)
 
 
 def _match(spec: Any, value: Any, tensors: list[Any], name: str) -> None:

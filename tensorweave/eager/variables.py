@@ -13,6 +13,7 @@ the gradients of every read.
 from __future__ import annotations
 
 import itertools
+import weakref
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
@@ -29,6 +30,14 @@ from tensorweave.ops.state import variables as _variables
 from tensorweave.ops.state.variable_ops import VariableCell
 
 _uids = itertools.count(1)
+# Each variable's cell -> the variable: a traced function that assigns a variable takes its
+# reference (the cell), and a tape's gradient for that reference is the variable's.
+_OWNERS: "weakref.WeakValueDictionary[int, Any]" = weakref.WeakValueDictionary()
+
+
+def owner_of(cell: Any) -> Optional["EagerVariable"]:
+    """The eager variable whose state `cell` is, if it is alive."""
+    return _OWNERS.get(id(cell))
 
 
 class EagerVariable(HeldNameDtypeShape, _variables.Variable):
@@ -68,6 +77,7 @@ class EagerVariable(HeldNameDtypeShape, _variables.Variable):
         self._constraint = constraint
         self._save_slice_info = None
         self._unique_id = next(_uids)
+        _OWNERS[id(self._cell)] = self
 
     # -- reads --------------------------------------------------------------------------------------
     def read_value(self) -> EagerTensor:

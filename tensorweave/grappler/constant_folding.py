@@ -27,7 +27,10 @@ from tensorweave.ops.array.constant_op import Const
 from tensorweave.runtime.graph_compiler import build_kernel
 
 _NEVER = frozenset({"Const", "Placeholder", "PlaceholderV2", "PlaceholderWithDefault", "PyFuncStateless",
-                    "EagerPyFunc", "_FusedMatMul", "_FusedConv2D"})
+                    "EagerPyFunc", "_FusedMatMul", "_FusedConv2D",
+                    # they read the file system, which ops of the same step may change first
+                    # (a MatchingFiles run after a WriteFile finds the file, as in TF)
+                    "MatchingFiles", "ReadFile"})
 _SHAPE_OPS = frozenset({"Shape", "Size", "Rank"})
 
 

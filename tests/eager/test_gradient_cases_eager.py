@@ -7,13 +7,7 @@ import pytest
 import tensorweave as tf
 from tensorweave.eager import context
 from tests.gradient_cases import all_cases
-
-# Cases written with graph-only constructs, which TF raises on in eager mode as well: they call
-# tf.gradients inside the computation, or build loops from the raw Enter/Switch/Merge primitives.
-GRAPH_ONLY = {"math_sigmoid_second_derivative", "math_tanh_second_derivative", "math_sqrt_second_derivative",
-              "math_rsqrt_second_derivative", "math_reciprocal_second_derivative",
-              "nn_softplus_second_derivative", "nn_lrn_grad", "ref_enter", "ref_switch_true",
-              "ref_switch_false", "ref_merge_true", "ref_merge_false"}
+from tests.op_cases import GRAPH_ONLY_GRADIENT_CASES as GRAPH_ONLY
 CASES = [c for c in all_cases() if c.name not in GRAPH_ONLY]
 
 

@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from tensorweave.framework.graph import Operation, Tensor
+from tensorweave.framework.graph import Operation, Tensor, get_default_graph
 from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op
 from tensorweave.framework.op_def_library import apply_op
@@ -194,6 +194,9 @@ class ReaderBase:
     (file names) from a queue as needed."""
 
     def __init__(self, reader_ref: Any, supports_serialize: bool = False) -> None:
+        if get_default_graph().executes_eagerly:  # TF's ReaderBase refuses the same way
+            raise RuntimeError("Readers are not supported when eager execution is enabled. Instead, please "
+                               "use tf.data to get data into your model.")
         self._reader_ref = reader_ref
         self._supports_serialize = supports_serialize
 

@@ -13,7 +13,7 @@ from google.protobuf import json_format
 from tensorboard.compat.proto import summary_pb2
 
 from tensorweave.framework import dtypes as _dtypes
-from tensorweave.framework.graph import GraphKeys, add_to_collection, get_collection, name_scope
+from tensorweave.framework.graph import GraphKeys, add_to_collection, get_collection, get_default_graph, name_scope
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.framework.tensor_conversion import convert_to_tensor
 from tensorweave.ops.summary.summary_ops import (AudioSummaryV2, HistogramSummary, ImageSummary, MergeSummary,
@@ -122,7 +122,8 @@ def text(name: str, tensor: Any, collections: Optional[Sequence[str]] = None) ->
 
 def merge(inputs: Sequence[Any], collections: Optional[Sequence[str]] = None, name: Optional[str] = None) -> Any:
     """One Summary holding every value of the `inputs` summaries; a tag seen twice is an
-    InvalidArgumentError when it runs."""
+    InvalidArgumentError when it runs. Not in eager mode, as in TF."""
+    _refuse_eager_merge()
     with name_scope(name, "Merge", inputs):
         value = apply_op(MergeSummary, name=name, inputs=list(inputs))
     _collect(value, collections, [])
@@ -131,8 +132,15 @@ def merge(inputs: Sequence[Any], collections: Optional[Sequence[str]] = None, na
 
 def merge_all(key: str = GraphKeys.SUMMARIES, scope: Optional[str] = None, name: Optional[str] = None) -> Any:
     """`merge` of every summary in collection `key` (under `scope`), or None if it is empty."""
+    _refuse_eager_merge()
     summaries = get_collection(key, scope=scope)
     return merge(summaries, name=name) if summaries else None
+
+
+def _refuse_eager_merge() -> None:
+    if get_default_graph().executes_eagerly:
+        raise RuntimeError("Merging tf.summary.* ops is not compatible with eager execution. "
+                           "Use tf.contrib.summary instead.")
 
 
 def get_summary_description(node_def: Any) -> Any:
