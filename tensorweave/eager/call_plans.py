@@ -46,6 +46,10 @@ for _kind, _targets in ((float, (_dtypes.float32, _dtypes.float64)),
 _CASTABLE = {(kind, dt._enum) for kind, dt in _SCALAR_CASTS}
 
 
+def in_int32_range(value: int) -> bool:
+    return _INT32_MIN <= value <= _INT32_MAX
+
+
 def castable(value: Any, dtype: _dtypes.DType) -> bool:
     """Whether the Python scalar `value` converts to `dtype` by a plan's cast."""
     kind = type(value)

@@ -15,11 +15,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from tensorweave.eager.call_plans import castable
+from tensorweave.eager.call_plans import castable, in_int32_range
 from tensorweave.eager.tensor import EagerTensor
+from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework import graph as _graph
 from tensorweave.framework.graph import Tensor
 from tensorweave.framework.op_def import OpDef
+from tensorweave.ops.array.slicing import StridedSlice
 from tensorweave.ops.math import operators as _math_operators  # noqa: F401  (Tensor's own first)
 from tensorweave.ops.math.elementwise import (
     AddV2, Greater, GreaterEqual, Less, LessEqual, Mul, Neg, RealDiv, Sub)
@@ -63,6 +65,37 @@ def _unary(op_def: OpDef, method: str) -> Callable:
     return operator
 
 
+_slow_getitem = Tensor.__getitem__
+_INT32 = np.int32
+
+
+def _bound(value: Any) -> bool:
+    return value is None or (type(value) is int and in_int32_range(value))
+
+
+def _getitem(self: EagerTensor, spec: Any) -> Any:
+    """`t[i]` and `t[start:stop:step]` with Python ints: the StridedSlice Tensor's operator
+    builds (begin/end/strides of int32, the masks), given straight to the eager context."""
+    graph = _eager_graph()
+    kind = type(spec)
+    if graph is None or type(self._value) is not np.ndarray:
+        return _slow_getitem(self, spec)
+    if kind is int and in_int32_range(spec) and in_int32_range(spec + 1):
+        begin, end, stride, masks = spec, spec + 1, 1, (0, 0, 1)
+    elif kind is slice and _bound(spec.start) and _bound(spec.stop) and _bound(spec.step):
+        start, stop, step = spec.start, spec.stop, spec.step
+        begin, end, stride = start or 0, stop or 0, 1 if step is None else step
+        masks = (start is None, stop is None, 0)
+    else:
+        return _slow_getitem(self, spec)
+    return graph._apply_op(StridedSlice, None, {
+        "input": self, "begin": EagerTensor(np.array([begin], _INT32), _dtypes.int32),
+        "end": EagerTensor(np.array([end], _INT32), _dtypes.int32),
+        "strides": EagerTensor(np.array([stride], _INT32), _dtypes.int32),
+        "begin_mask": int(masks[0]), "end_mask": int(masks[1]), "ellipsis_mask": 0, "new_axis_mask": 0,
+        "shrink_axis_mask": masks[2]})
+
+
 def _not_string(dtype: Any) -> bool:
     return dtype._enum != 7 and dtype._enum != 107  # tf.string: `+` concatenates (op Add)
 
@@ -87,7 +120,8 @@ def _install() -> list[str]:
         setattr(EagerTensor, method, _binary(op_def, method, False, _any))
         installed.append(method)
     EagerTensor.__neg__ = _unary(Neg, "__neg__")  # type: ignore[method-assign]
-    return installed + ["__neg__"]
+    EagerTensor.__getitem__ = _getitem  # type: ignore[method-assign]
+    return installed + ["__neg__", "__getitem__"]
 
 
 INSTALLED = _install()
