@@ -76,34 +76,33 @@ def _input_names(op_def: OpDef) -> Optional[frozenset[str]]:
 def plan_key(op_def: OpDef, kwargs: dict[str, Any]) -> tuple[Optional[tuple], list[Any]]:
     """The call's key and its input values in argument order (a variable read, not the
     variable); (None, _) when the call cannot be planned."""
-    names = _input_names(op_def)
     values: list[Any] = []
+    names = SPECS.get(op_def, _UNSEEN)
+    if names is _UNSEEN:
+        names = _input_names(op_def)
     if names is None:
         return None, values
     key: list[Any] = [op_def]
-    append = key.append
     for k, v in kwargs.items():
         kind = type(v)
-        append(k)
-        if k in names:
+        if k in names:  # type: ignore[operator]
             if kind is EagerTensor or kind is EagerVariable:
                 if kind is EagerVariable:
                     v = v.read_value()
                 value = v._value
                 if type(value) is not np.ndarray:
                     return None, values
-                append(v._dtype._enum)  # an int: DType's __hash__ is Python code
-                append(value.shape)
+                # the dtype as its int: DType's __hash__ is Python code
+                key += (k, v._dtype._enum, value.shape)
             elif kind is float or kind is bool or (kind is int and _INT32_MIN <= v <= _INT32_MAX):
-                append(kind)
+                key += (k, kind)
             else:
                 return None, values
             values.append(v)
         elif k == "_control_inputs":
             return None, values
         else:
-            append(kind)
-            append(v)
+            key += (k, kind, v)
     return tuple(key), values
 
 

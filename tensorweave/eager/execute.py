@@ -347,6 +347,15 @@ class EagerGraph(Graph):
         takes the general path, which then plans the call when it can (call_plans.py)."""
         key, values = _plans.plan_key(op_def, kwargs)
         if key is None:
+            if op_def.name == "Const" and len(kwargs) == 2:
+                value, dtype = kwargs.get("value"), kwargs.get("dtype")
+                if type(value) is np.ndarray and type(dtype) is _dtypes.DType and not dtype.is_ref_dtype:
+                    # what build_op and execute make of an array constant, without the checks
+                    # an array and a dtype always pass
+                    self._version += 1
+                    out = EagerTensor(np.array(value), dtype)
+                    out._op = _tensor_mod.OpRecipe(self, op_def, {"value": value, "dtype": dtype})
+                    return out
             return build_op(op_def, name, kwargs)
         try:
             plan = self._plans.get(key)

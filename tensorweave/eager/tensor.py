@@ -31,7 +31,7 @@ _MAX_SHAPES = 4096
 class EagerTensor(Tensor):
     """A tensor with a concrete value, made by an op run eagerly."""
 
-    __slots__ = ("_value", "_tape_id")
+    __slots__ = ("_value",)
 
     _eager = True
 
@@ -43,7 +43,6 @@ class EagerTensor(Tensor):
         self._shape = None
         self._consumers = _NO_CONSUMERS
         self._value = value
-        self._tape_id = 0  # set by a tape that watches or records this tensor (eager/tape.py)
 
     # -- what a graph tensor has, with eager meanings ---------------------------------------------
     @property
