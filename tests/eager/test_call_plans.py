@@ -243,3 +243,15 @@ def test_new_global_seed_drops_plans():
         assert len(_plans()) > 0
         tf.set_random_seed(3)
         assert len(_plans()) == 0
+
+
+def test_eager_variable_operators_use_the_fast_path_and_tapes_see_them():
+    with context.eager_mode():
+        v = tf.Variable([1.0, 2.0])
+        for _ in range(2):
+            np.testing.assert_array_equal((v * 2).numpy(), [2.0, 4.0])
+            np.testing.assert_array_equal((3 - v).numpy(), [2.0, 1.0])
+            np.testing.assert_array_equal(v[1].numpy(), 2.0)
+            with tf.GradientTape() as tape:
+                y = v * v + v[0]
+            np.testing.assert_allclose(tape.gradient(y, v).numpy(), [2 * 1.0 + 2, 2 * 2.0])
