@@ -23,6 +23,10 @@ inputs and asks the default graph to create the node. In eager mode the default 
 A kernel's exception is raised as its TF error class (runtime/kernel_errors.py) from the
 calling line. Ops with no eager meaning (placeholders) raise as TF does.
 
+That is the general path. `apply_op` first hands the call to `EagerGraph._apply_op`, which runs
+a call it has seen before from its *call plan* (call_plans.py: one dict lookup, then the
+kernel), and otherwise takes the general path and plans the call from what it did.
+
 For tf.function's tracer (a later part of issue 18): `execute(op_def, inputs, attrs)` is the
 public entry, `EagerGraph` the graph to run eagerly in, and `kernel_cache_size()`/
 `clear_kernel_cache()` expose the cache.
