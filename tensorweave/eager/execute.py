@@ -23,6 +23,10 @@ inputs and asks the default graph to create the node. In eager mode the default 
 A kernel's exception is raised as its TF error class (runtime/kernel_errors.py) from the
 calling line. Ops with no eager meaning (placeholders) raise as TF does.
 
+That is the general path. `apply_op` first hands the call to `EagerGraph._apply_op`, which runs
+a call it has seen before from its *call plan* (call_plans.py: one dict lookup, then the
+kernel), and otherwise takes the general path and plans the call from what it did.
+
 For tf.function's tracer (a later part of issue 18): `execute(op_def, inputs, attrs)` is the
 public entry, `EagerGraph` the graph to run eagerly in, and `kernel_cache_size()`/
 `clear_kernel_cache()` expose the cache.
@@ -35,7 +39,10 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from tensorweave.eager import call_plans as _plans
+from tensorweave.eager import operators as _operators  # noqa: F401  (EagerTensor's operators)
 from tensorweave.eager import tape as _tape
+from tensorweave.eager.call_plans import as_eager, eager_error
 from tensorweave.eager import tensor as _tensor_mod
 from tensorweave.eager.tensor import EagerTensor
 from tensorweave.framework import dtypes as _dtypes
@@ -44,8 +51,8 @@ from tensorweave.framework import scopes
 from tensorweave.framework.device_spec import DeviceSpec
 from tensorweave.framework.graph import Graph, Operation
 from tensorweave.framework.op_def import OpDef, get_op_def
+from tensorweave.framework.op_def_library import build_op
 from tensorweave.framework.tensor_shape import TensorShape
-from tensorweave.runtime import kernel_errors
 from tensorweave.runtime.device import Device
 from tensorweave.runtime.colocation import ref_argument_flags
 from tensorweave.runtime.graph_compiler import build_kernel
@@ -105,6 +112,8 @@ def kernel_cache_size(context: Optional[Graph] = None) -> int:
 def clear_kernel_cache(context: Optional[Graph] = None) -> None:
     with _BUILD_LOCK:
         (context._kernels if context is not None else _KERNELS).clear()  # type: ignore[attr-defined]
+        if context is not None:
+            context._plans.clear()  # type: ignore[attr-defined]
         _SCRATCH.clear()
 
 
@@ -173,14 +182,15 @@ def _build(op_def: OpDef, inputs: Sequence[EagerTensor], attrs: dict[str, Any],
 
 
 def _kernel_for(op_def: OpDef, inputs: Sequence[EagerTensor], attrs: dict[str, Any],
-                out_dtypes: Sequence[_dtypes.DType], context: Optional[Graph]) -> _Kernel:
+                out_dtypes: Sequence[_dtypes.DType], context: Optional[Graph], build: bool = True) -> Any:
+    """The cached kernel (built on a miss; with build=False, None on a miss or an uncacheable key)."""
     key = _cache_key(op_def, inputs, attrs)
     library = context if context is not None and context._functions else None
     if key is None:
-        return _build(op_def, inputs, attrs, out_dtypes, library)
+        return _build(op_def, inputs, attrs, out_dtypes, library) if build else None
     cache = context._kernels if context is not None else _KERNELS  # type: ignore[attr-defined]
     kernel = cache.get(key)
-    if kernel is None:
+    if kernel is None and build:
         kernel = _build(op_def, inputs, attrs, out_dtypes, library)
         if len(cache) >= _MAX_CACHED_KERNELS:
             cache.clear()
@@ -213,18 +223,6 @@ def _call(kernel: _Kernel, args: list[Any]) -> Any:
     if isinstance(result.value, BaseException):
         raise result.value
     return result.value
-
-
-def _as_eager(value: Any, dtype: _dtypes.DType) -> EagerTensor:
-    if dtype.is_ref_dtype:  # a variable's reference (Assign's output): the cell itself
-        ref = EagerTensor(value, dtype)
-        # or a handle held by reference (a ConditionalAccumulator's), which has no cell
-        held = value.value if hasattr(value, "value") else value
-        ref._shape = TensorShape(np.shape(held)) if held is not None else TensorShape(None)
-        return ref
-    if not isinstance(value, np.ndarray) and dtype.name not in ("variant", "resource"):
-        value = np.asarray(value, dtype=dtype.as_numpy_dtype if dtype is not _dtypes.string else object)
-    return EagerTensor(value, dtype)
 
 
 def _check_inputs(op_def: OpDef, inputs: Sequence[Any]) -> None:
@@ -260,29 +258,18 @@ def execute(op_def: OpDef, inputs: Sequence[EagerTensor], attrs: dict[str, Any],
     try:
         result = _call(kernel, args)
     except Exception as err:  # noqa: BLE001  (raised as its TF error class)
-        raise _eager_error(err, name) from None
+        raise eager_error(err, name) from None
     n = kernel.n_out
     dts = kernel.out_dtypes
     if n == 1:
-        outputs = [_as_eager(result, dts[0])]
+        outputs = [as_eager(result, dts[0])]
     elif n == 0:
         outputs = []
     else:
-        outputs = [_as_eager(v, dt) for v, dt in zip(result, dts)]
+        outputs = [as_eager(v, dt) for v, dt in zip(result, dts)]
     if _tape.active():
         _tape.record(op_def, attrs, inputs, outputs)
     return outputs
-
-
-def _eager_error(err: Exception, op_name: str) -> BaseException:
-    """TF eager's form: the error class of the kernel failure, the message ending [Op:Name]."""
-    annotated = kernel_errors.annotate(err, None)
-    if not isinstance(annotated, errors.OpError):
-        return annotated
-    message = annotated.message
-    if isinstance(err, errors.OpError):
-        message = err.message
-    return type(annotated)(None, None, f"{message} [Op:{op_name}]")
 
 
 class EagerOperation(Operation):
@@ -316,6 +303,33 @@ class _EagerNameScopes(scopes.NameScopeStack):
         return f"{self.current}/{name}" if self.current else name
 
 
+class _EagerNameScope:
+    """A name scope while executing eagerly. As in TF's eager mode, it names without making
+    names unique (every `tf.matmul` of a loop is under "MatMul/", none under "MatMul_1000/",
+    and no name is remembered) and checks nothing."""
+
+    __slots__ = ("_stack", "_name", "_old")
+
+    def __init__(self, stack: Any, name: Optional[str]) -> None:
+        self._stack = stack
+        self._name = name
+
+    def __enter__(self) -> str:
+        stack, name = self._stack, self._name
+        old = self._old = stack.current
+        if not name:
+            new = ""
+        elif name[-1] == "/":
+            new = name[:-1]
+        else:
+            new = f"{old}/{name}" if old else name
+        stack.current = new
+        return f"{new}/" if new else ""
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stack.current = self._old
+
+
 class EagerGraph(Graph):
     """The eager context's graph: creating an op runs it (module docstring). Name scopes,
     collections and the seed work as in a graph; no node is kept."""
@@ -327,6 +341,8 @@ class EagerGraph(Graph):
         # This context's kernels: stateful ones (random draws) continue per context, as TF's.
         self._kernels: dict[Any, _Kernel] = {}
         self._name_stack = _EagerNameScopes()
+        # Call plans (call_plans.py) over those kernels: dropped whenever the kernels are.
+        self._plans: dict[Any, _plans.Plan] = {}
         _tensor_mod._EAGER_GRAPH[:] = [self]
 
     # Graph's getter, with a setter that also drops the kernels.
@@ -335,6 +351,46 @@ class EagerGraph(Graph):
         # TF's context drops its cached kernels when the global seed is set: draws restart.
         self._seed = seed
         self._kernels.clear()
+        self._plans.clear()
+
+    def name_scope(self, name: Optional[str]) -> Any:
+        return _EagerNameScope(self._name_stack, name)
+
+    def _apply_op(self, op_def: OpDef, name: Optional[str], kwargs: dict[str, Any]) -> Any:
+        """apply_op while this graph is the default: a planned call runs its plan; another
+        takes the general path, which then plans the call when it can (call_plans.py)."""
+        key, values = _plans.plan_key(op_def, kwargs)
+        if key is None:
+            if op_def.name == "Const" and len(kwargs) == 2:
+                value, dtype = kwargs.get("value"), kwargs.get("dtype")
+                if type(value) is np.ndarray and type(dtype) is _dtypes.DType and not dtype.is_ref_dtype:
+                    # what build_op and execute make of an array constant, without the checks
+                    # an array and a dtype always pass
+                    self._version += 1
+                    out = EagerTensor(np.array(value), dtype)
+                    out._op = _tensor_mod.OpRecipe(self, op_def, {"value": value, "dtype": dtype})
+                    return out
+            return build_op(op_def, name, kwargs)
+        try:
+            plan = self._plans.get(key)
+        except TypeError:  # an unhashable attr value (a list): not plannable
+            return build_op(op_def, name, kwargs)
+        if plan is not None:
+            return _plans.run(plan, self, values)
+        arg_names = [k for k in kwargs if k in _plans.SPECS[op_def]]  # type: ignore[operator]
+        capture: list[Any] = []
+        result = build_op(op_def, name, kwargs, capture)
+        if capture and capture[0][0] is self:
+            _, flat_inputs, attrs = capture[0]
+            kernel = _kernel_for(op_def, flat_inputs, attrs, (), self, build=False)
+            if kernel is not None and kernel.mode == 0 and not kernel.deref:
+                plan = _plans.make_plan(self, op_def, values, arg_names, flat_inputs, attrs,
+                                        kernel.compute, kernel.out_dtypes)
+                if plan is not None:
+                    if len(self._plans) >= _MAX_CACHED_KERNELS:
+                        self._plans.clear()
+                    self._plans[key] = plan
+        return result
 
     def _create_op_internal(self, op_def: OpDef, inputs: Sequence[Any], attrs: dict[str, Any],
                             output_dtypes: Sequence[_dtypes.DType], name: Optional[str] = None,
@@ -373,7 +429,8 @@ def _stand_in_op(t: EagerTensor) -> EagerOperation:
                           {"value": t._value, "dtype": t._dtype}, [t])
 
 
-_tensor_mod._OP_FACTORY[:] = [_stand_in_op]
+_tensor_mod._OP_FACTORY[:] = [_stand_in_op, lambda graph, op_def, attrs, outputs: EagerOperation(
+    graph, op_def, (), attrs, outputs)]
 
 
 def is_eager_graph(graph: Any) -> bool:

@@ -24,12 +24,14 @@ from tensorweave.framework.graph import Tensor, get_default_graph
 from tensorweave.framework.tensor_shape import TensorShape
 
 CPU_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
+_SHAPES: dict[tuple, TensorShape] = {}  # NumPy shape -> its TensorShape (making one costs us)
+_MAX_SHAPES = 4096
 
 
 class EagerTensor(Tensor):
     """A tensor with a concrete value, made by an op run eagerly."""
 
-    __slots__ = ("_value", "_tape_id")
+    __slots__ = ("_value",)
 
     _eager = True
 
@@ -41,14 +43,20 @@ class EagerTensor(Tensor):
         self._shape = None
         self._consumers = _NO_CONSUMERS
         self._value = value
-        self._tape_id = 0  # set by a tape that watches or records this tensor (eager/tape.py)
 
     # -- what a graph tensor has, with eager meanings ---------------------------------------------
     @property
     def shape(self) -> TensorShape:
         shape = self._shape
         if shape is None:
-            shape = self._shape = TensorShape(np.shape(self._value))
+            value = self._value
+            dims = value.shape if type(value) is np.ndarray else np.shape(value)
+            shape = _SHAPES.get(dims)
+            if shape is None:  # TensorShapes are immutable: one per distinct shape is shared
+                shape = TensorShape(dims)
+                if len(_SHAPES) < _MAX_SHAPES:
+                    _SHAPES[dims] = shape
+            self._shape = shape
         return shape
 
     def get_shape(self) -> TensorShape:
@@ -64,15 +72,19 @@ class EagerTensor(Tensor):
 
     @property
     def op(self) -> Any:
-        if self._op is None:  # a value made outside any op (a variable read): a Const stands in
-            self._op = _OP_FACTORY[0](self)
-        return self._op
+        op = self._op
+        if op is None:  # a value made outside any op (a variable read): a Const stands in
+            op = self._op = _OP_FACTORY[0](self)
+        elif type(op) is OpRecipe:  # made by a call plan: the op is built when first asked for
+            op = self._op = op.make([self])
+        return op
 
     @property
     def graph(self) -> Any:
         # TF raises here; tensorweave's wrappers find the graph to build in from their inputs,
         # and the eager context's graph is where an op with eager inputs runs.
-        return get_default_graph() if get_default_graph().executes_eagerly else _eager_graph_of()
+        graph = get_default_graph()
+        return graph if graph.executes_eagerly else _eager_graph_of()
 
     @property
     def device(self) -> str:
@@ -159,6 +171,21 @@ class EagerTensor(Tensor):
 _NO_CONSUMERS: list[Any] = []
 
 
+class OpRecipe:
+    """What the op of a call plan's output is made of (eager/call_plans.py): the op object is
+    made only when `.op` is asked for, which eager code rarely does."""
+
+    __slots__ = ("graph", "op_def", "attrs")
+
+    def __init__(self, graph: Any, op_def: Any, attrs: dict[str, Any]) -> None:
+        self.graph = graph
+        self.op_def = op_def
+        self.attrs = attrs
+
+    def make(self, outputs: list[Any]) -> Any:
+        return _OP_FACTORY[1](self.graph, self.op_def, dict(self.attrs), outputs)
+
+
 def _shape_text(shape: TensorShape) -> str:
     dims = shape.as_list()
     return "(" + ", ".join(str(d) for d in dims) + ("," if len(dims) == 1 else "") + ")"
@@ -179,7 +206,8 @@ def _from_numpy(value: Any) -> "EagerTensor":
 
 
 _EAGER_GRAPH: list[Any] = []
-_OP_FACTORY: list[Any] = []  # execute.py: the stand-in op of a tensor made outside any op
+# execute.py: the stand-in op of a tensor made outside any op, and the EagerOperation class
+_OP_FACTORY: list[Any] = []
 
 
 def _eager_graph_of() -> Any:

@@ -232,7 +232,21 @@ def infer_attrs_and_output_dtypes(op_def: OpDef, inputs: list[Tensor],
 
 def apply_op(op_def: OpDef, name: Optional[str] = None, **kwargs: Any) -> Any:
     """Adds a node of type `op_def` to the graph of its inputs; returns its outputs as TF's
-    generated wrappers do: the Operation for no outputs, a Tensor for one, else a list."""
+    generated wrappers do: the Operation for no outputs, a Tensor for one, else a list.
+
+    While executing eagerly the eager context's graph runs the op itself (its cached call plans,
+    eager/execute.py); graph construction pays two attribute loads and a test for that."""
+    stack = _graph._default_graph_stack.stack
+    graph = stack[-1] if stack else _graph._DefaultGraphStack.global_default
+    if graph is not None and graph.executes_eagerly:
+        return graph._apply_op(op_def, name, kwargs)  # type: ignore[attr-defined]
+    return build_op(op_def, name, kwargs)
+
+
+def build_op(op_def: OpDef, name: Optional[str], kwargs: dict[str, Any],
+             capture: Optional[list[Any]] = None) -> Any:
+    """apply_op's general path (`kwargs` is consumed). `capture`, when given, receives (graph,
+    flat input tensors, attrs) of the op made, for the eager context's call plans."""
     input_values = {arg.name: kwargs.pop(arg.name) for arg in op_def.inputs if arg.name in kwargs}
     missing = [arg.name for arg in op_def.inputs if arg.name not in input_values]
     if missing:
@@ -260,6 +274,8 @@ def apply_op(op_def: OpDef, name: Optional[str] = None, **kwargs: Any) -> Any:
         out_dtypes = _output_dtypes(op_def, attrs)
         op = graph._create_op_internal(op_def, flat_inputs, attrs, out_dtypes, name,
                                        control_inputs=control_inputs)
+    if capture is not None:
+        capture.append((graph, flat_inputs, attrs))
     return structure_outputs(op)
 
 

@@ -32,6 +32,11 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
            name: Optional[str] = None) -> Any:
     """Matrix product a @ b (TF1's tf.matmul): rank-2 operands use MatMul, anything else
     BatchMatMulV2 (broadcasting batch dims). The sparsity hints do not change the result."""
+    if getattr(type(a), "_eager", False) and type(b) is type(a) and name is None and not (
+            transpose_a or transpose_b or adjoint_a or adjoint_b) and a.shape.ndims == 2 and b.shape.ndims == 2:
+        # Two eager tensors' plain product: the name scope would name nothing (eager scopes
+        # name no ops) and nothing converts, so the op goes straight to its call plan.
+        return apply_op(MatMul, a=a, b=b, transpose_a=False, transpose_b=False)
     with name_scope(name, "MatMul", [a, b]) as scope:
         if transpose_a and adjoint_a:
             raise ValueError("Only one of transpose_a and adjoint_a can be True.")

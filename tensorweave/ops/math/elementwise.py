@@ -658,6 +658,8 @@ def add(x: Any, y: Any, name: Optional[str] = None) -> Any:
 
 
 def _is_string(v: Any) -> bool:
+    if isinstance(v, Tensor):  # the common case, first: an eager add pays little for it
+        return v._dtype.base_dtype is _dtypes.string
     dtype = getattr(v, "dtype", None)
     if isinstance(dtype, _dtypes.DType):
         return dtype.base_dtype == _dtypes.string

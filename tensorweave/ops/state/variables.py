@@ -352,7 +352,9 @@ def register_eager_variable_class(cls: type) -> None:
 
 def _forward_operator(name: str) -> None:
     def forward(self: Variable, *args: Any) -> Any:
-        return getattr(Tensor, name)(self.value(), *args)
+        value = self.value()
+        # the value's own class: an EagerTensor's operators take the eager fast path
+        return getattr(type(value) if isinstance(value, Tensor) else Tensor, name)(value, *args)
 
     forward.__name__ = name
     setattr(Variable, name, forward)
