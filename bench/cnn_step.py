@@ -10,15 +10,13 @@ pinned on them or on the rest of the step.
 Then the train step's time by op type (issue 17), from RunMetadata step stats of traced steps
 (FULL_TRACE) in both systems: the median over traced steps of each type's summed kernel time.
 Kernels run concurrently on the two cores, so the per-type sums add up to more than the step.
-When PyTorch is importable the same network and step (NCHW, SGD) is timed too."""
+When an interpreter with PyTorch is found (this one, $TENSORWEAVE_TORCH_PYTHON, or a reference
+venv) the same network and step (NCHW, SGD, as many threads as cores) is timed there too."""
 from __future__ import annotations
-
-import importlib
-import importlib.util
 
 import common  # noqa: F401  (sets sys.path)
 import numpy as np
-from common import report, run_tf, time_per_step
+from common import report, run_in, run_tf, time_per_step, torch_python
 
 import tensorweave as tf
 
@@ -93,38 +91,36 @@ def op_type_times(tf, np, sess, fetch, feed, steps=15):
 """
 
 TORCH_BODY = """
-def torch_step_time(torch, np):
-    rng = np.random.RandomState(0)
-    images = torch.from_numpy(rng.rand(64, 1, 28, 28).astype(np.float32))
-    labels = torch.from_numpy(rng.randint(0, 10, 64))
-    nn = torch.nn
-    model = nn.Sequential(nn.Conv2d(1, 32, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2, 2),
-                          nn.Conv2d(32, 64, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2, 2),
-                          nn.Flatten(), nn.Linear(7 * 7 * 64, 1024), nn.ReLU(), nn.Linear(1024, 10))
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    loss_fn = nn.CrossEntropyLoss()
+import os
+import numpy as np
+import torch
+# the same number of threads as tensorweave's CPU device (one per core it may use)
+torch.set_num_threads(len(os.sched_getaffinity(0)) or 1)
+rng = np.random.RandomState(0)
+images = torch.from_numpy(rng.rand(64, 1, 28, 28).astype(np.float32))
+labels = torch.from_numpy(rng.randint(0, 10, 64))
+nn = torch.nn
+model = nn.Sequential(nn.Conv2d(1, 32, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2, 2),
+                      nn.Conv2d(32, 64, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2, 2),
+                      nn.Flatten(), nn.Linear(7 * 7 * 64, 1024), nn.ReLU(), nn.Linear(1024, 10))
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+loss_fn = nn.CrossEntropyLoss()
 
-    def step():
-        opt.zero_grad()
-        loss_fn(model(images), labels).backward()
-        opt.step()
 
-    def forward():
-        with torch.no_grad():
-            loss_fn(model(images), labels)
+def step():
+    opt.zero_grad()
+    loss_fn(model(images), labels).backward()
+    opt.step()
 
-    return {"train_step": time_per_step(step, min_time=2.0), "forward": time_per_step(forward)}
+
+def forward():
+    with torch.no_grad():
+        loss_fn(model(images), labels)
+
+
+result = {"train_step": time_per_step(step, min_time=2.0), "forward": time_per_step(forward),
+          "threads": torch.get_num_threads(), "version": torch.__version__}
 """
-
-
-def torch_figures() -> dict:
-    """PyTorch's step and forward times in this process, or {} when it is not importable."""
-    if importlib.util.find_spec("torch") is None:
-        return {}
-    torch = importlib.import_module("torch")  # loaded after tensorweave's timings, not before
-    scope: dict = {"time_per_step": time_per_step}
-    exec(TORCH_BODY, scope)
-    return scope["torch_step_time"](torch, np)
 
 
 def main() -> None:
@@ -139,13 +135,15 @@ def main() -> None:
            unit="ms/step")
     report("cnn 28x28 batch 64 forward (loss)", ours["forward"], theirs.get("forward"), unit="ms/step")
     report("cnn 28x28 batch 64 SGD train step", ours["train_step"], theirs.get("train_step"), unit="ms/step")
-    torch = torch_figures()
+    torch = run_in(torch_python(), TORCH_BODY)
     if torch:
+        print(f"pytorch {torch['version']}, {torch['threads']} threads:", flush=True)
         for key in ("forward", "train_step"):
-            print(f"pytorch {key:<36s} {torch[key] * 1e3:10.2f} ms/step   tensorweave/pytorch "
+            print(f"  pytorch {key:<34s} {torch[key] * 1e3:10.2f} ms/step   tensorweave/pytorch "
                   f"{ours[key] / torch[key]:6.3f}", flush=True)
     else:
-        print("pytorch not importable: no PyTorch figures", flush=True)
+        print("pytorch not importable in any reference interpreter (set TENSORWEAVE_TORCH_PYTHON): "
+              "no PyTorch figures", flush=True)
     print("train step by op type (median ms per step, summed over the type's nodes):", flush=True)
     theirs_types = theirs.get("by_type", {})
     for kind, secs in sorted(ours["by_type"].items(), key=lambda item: -item[1]):
