@@ -49,6 +49,24 @@ machine was heavily loaded, so the figures are about 2.5x the quiet ones above; 
 What is left is OpenBLAS's sgemm on these skinny products: it packs the large operand once per
 call, a copy as large as the im2col matrix, which oneDNN's direct convolutions do not need.
 
+Second attempt for issue 17 (thread CPU time, one BLAS thread, interleaved, medians; load
+average 1-3, so about 2.5x the quiet figures; all measured against this engine, none kept):
+- FFT convolution of the second convolution's forward (18x18 transforms, per-frequency
+  (n, c) x (c, o) complex products): with numpy.fft, 34-48 ms against 18-28 ms here (rfft2 of
+  the 2048 input planes alone 15.5 ms, irfft2 of the output 16.9 ms); with the DFTs as real
+  matrix products (separable, hermitian half along w) 34-42 ms, its parts 13.6 ms in isolation:
+  the products 3.5 ms, the transforms 10 ms. The error is not the obstacle: max |error| / max |y|
+  against a float64 reference 6.0e-7 for this engine, 3.6e-7 for the complex64 FFT;
+- bias and activation of _FusedConv2D run per chunk right after its product (in cache) instead
+  of over the whole output: 19.7 against 19.6 ms (second convolution), 4.5 against 4.7 ms (first):
+  outputs of 3-6 MB stay in the 32 MB L3 anyway;
+- the single-channel first layer with P adjacent output columns per im2col row (a (5, 4+P) window
+  and a filter of P shifted copies, N = 32P): P=2 6.9-7.2 ms, P=4 6.2-7.0 ms, against 6.0 ms;
+- OpenBLAS's own threads instead of the chunk split: 15.8 against 24.5 ms for the forward at load
+  2.5 (fc1's products 6.7 and 4.9 against 10.2 and 8.5 ms), but 225-730 ms against 48-100 ms at
+  load 6: its threads spin-wait and collapse when the cores are oversubscribed, as they are when
+  the executor runs two kernels at once. One BLAS thread per kernel stays (DESIGN.md).
+
 Chunks run on intra_op.ChunkRunner (the caller plus idle device-pool threads; a helper that starts
 late finds nothing left).
 Each chunk allocates its own im2col matrix (reusing per-thread buffers measured no faster).
@@ -60,6 +78,7 @@ from typing import Any, Optional
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from tensorweave.ops.kernels.conv_fft import FFTConv, fft_worthwhile
 from tensorweave.ops.kernels.conv_geometry import Geometry
 from tensorweave.ops.kernels.intra_op import ChunkRunner
 
@@ -100,7 +119,10 @@ class ConvEngine:
     """Conv2D over one geometry (input n, h, w, c; filter kh, kw, c, o): forward, gradient
     w.r.t. the filter, and gradient w.r.t. the input. Chunking is fixed here, once per shape."""
 
-    def __init__(self, g: Geometry, out_c: int, dtype: Any, runner: ChunkRunner) -> None:
+    def __init__(self, g: Geometry, out_c: int, dtype: Any, runner: ChunkRunner,
+                 fft: Optional[bool] = None) -> None:
+        """`fft`: run the forward pass (and the stride-1 input gradient) through conv_fft
+        (True), never (False), or where conv_fft.fft_worthwhile says so (None)."""
         self.g = g
         self.out_c = out_c
         self.dtype = np.dtype(dtype)
@@ -117,6 +139,9 @@ class ConvEngine:
         self.empty = 0 in (g.n, g.h, g.w, g.c, g.out_h, g.out_w, out_c)
         self._flip: Optional[ConvEngine] = None
         self._flip_checked = False
+        self._fft_wanted = fft
+        self._fft: Optional[FFTConv] = None
+        self._fft_checked = False
 
     # -- im2col ----------------------------------------------------------------------------------
     def _cols(self, x: np.ndarray, n0: int, n1: int, r0: int, r1: int) -> np.ndarray:
@@ -141,6 +166,14 @@ class ConvEngine:
         w2 = w.reshape(self.k, self.out_c)
         if self.empty:
             return np.zeros((g.n, g.out_h, g.out_w, self.out_c), self.dtype)
+        if not self._fft_checked:  # built on first use: filter-gradient engines never need it
+            wanted = self._fft_wanted
+            if wanted is None:
+                wanted = fft_worthwhile(g, self.out_c, self.dtype)
+            self._fft = FFTConv(g, self.out_c, self.dtype) if wanted else None
+            self._fft_checked = True
+        if self._fft is not None:
+            return self._fft_forward(self._fft, x, w)
         if self.pointwise:
             return np.dot(x.reshape(-1, g.c), w2).reshape(g.n, g.h, g.w, self.out_c)
         out = np.empty((g.n, g.out_h, g.out_w, self.out_c), self.dtype)
@@ -153,6 +186,23 @@ class ConvEngine:
             np.dot(cols.T if self.k_major else cols, w2, out=target)
 
         self.runner.run(len(chunks), chunk, self.parallel)
+        return out
+
+    def _fft_forward(self, fft: FFTConv, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+        g = self.g
+        spectrum = fft.filter_spectrum(w)
+        out = np.empty((g.n, g.out_h, g.out_w, self.out_c), self.dtype)
+        per = min(fft.max_images, g.n)
+        if self.parallel:  # at least two chunks per thread, as the im2col chunks
+            per = min(per, max(1, -(-g.n // (2 * (self.runner.helpers + 1)))))
+        starts = range(0, g.n, per)
+
+        def chunk(i: int) -> None:
+            n0 = starts[i]
+            n1 = min(n0 + per, g.n)
+            fft.forward_into(x[n0:n1], spectrum, out[n0:n1])
+
+        self.runner.run(len(starts), chunk, self.parallel)
         return out
 
     def filter_grad(self, x: np.ndarray, dy: np.ndarray) -> np.ndarray:
@@ -180,7 +230,8 @@ class ConvEngine:
             return np.zeros((g.n, g.h, g.w, g.c), self.dtype)
         if not self._flip_checked:  # built on first use: most engines never need it
             flippable = g.sh == g.sw == 1 and g.c >= 8
-            self._flip = _flip_engine(g, self.out_c, self.dtype, self.runner) if flippable else None
+            self._flip = _flip_engine(g, self.out_c, self.dtype, self.runner, self._fft_wanted) if flippable \
+                else None
             self._flip_checked = True
         if self._flip is not None:
             flipped = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))
@@ -222,7 +273,8 @@ class ConvEngine:
             dx[...] = acc[:, g.pad_top:g.pad_top + g.h, g.pad_left:g.pad_left + g.w]
 
 
-def _flip_engine(g: Geometry, out_c: int, dtype: Any, runner: ChunkRunner) -> Optional[ConvEngine]:
+def _flip_engine(g: Geometry, out_c: int, dtype: Any, runner: ChunkRunner,
+                 fft: Optional[bool]) -> Optional[ConvEngine]:
     """At stride 1 the input gradient is a full correlation of the output gradient with the
     filter rotated 180 degrees (in and out channels swapped): a forward convolution whose
     padding puts every window tap that reached the input back over it."""
@@ -234,7 +286,7 @@ def _flip_engine(g: Geometry, out_c: int, dtype: Any, runner: ChunkRunner) -> Op
         return None
     flip = Geometry(g.n, g.out_h, g.out_w, out_c, g.kh, g.kw, 1, 1, g.dh, g.dw,
                     top, bottom, left, right, g.h, g.w)
-    return ConvEngine(flip, g.c, dtype, runner)
+    return ConvEngine(flip, g.c, dtype, runner, fft)
 
 
 def _chunks(n: int, out_h: int, row_bytes: int, workers: int,
