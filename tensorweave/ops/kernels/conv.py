@@ -50,13 +50,15 @@ What is left is OpenBLAS's sgemm on these skinny products: it packs the large op
 call, a copy as large as the im2col matrix, which oneDNN's direct convolutions do not need.
 
 Second attempt for issue 17 (thread CPU time, one BLAS thread, interleaved, medians; load
-average 1-3, so about 2.5x the quiet figures; all measured against this engine, none kept):
-- FFT convolution of the second convolution's forward (18x18 transforms, per-frequency
-  (n, c) x (c, o) complex products): with numpy.fft, 34-48 ms against 18-28 ms here (rfft2 of
-  the 2048 input planes alone 15.5 ms, irfft2 of the output 16.9 ms); with the DFTs as real
-  matrix products (separable, hermitian half along w) 34-42 ms, its parts 13.6 ms in isolation:
-  the products 3.5 ms, the transforms 10 ms. The error is not the obstacle: max |error| / max |y|
-  against a float64 reference 6.0e-7 for this engine, 3.6e-7 for the complex64 FFT;
+average 1-3, so about 2.5x the quiet figures):
+- kept: FFT convolution for stride-1 forward passes with 5x5 or larger windows and 16 or more
+  channels, and so for the stride-1 input gradient (ops/kernels/conv_fft.py): the second
+  convolution's forward 24.1 against 30.2 ms, its input gradient 21.6 against 35.7 ms; the whole
+  LeNet step 166 against 182 ms of CPU on one thread, 166 against 193 ms (wall 578 against 696,
+  load average 14) on two. numpy.fft itself was slower than this engine (34-48 against 18-28 ms:
+  rfft2 of the 2048 input planes alone 15.5 ms), so the transforms are DFT matrix products with
+  reused buffers. Max |error| / max |y| against a float64 reference: 3.6e-7 against 6.0e-7 for
+  im2col + sgemm. Tried and not kept:
 - bias and activation of _FusedConv2D run per chunk right after its product (in cache) instead
   of over the whole output: 19.7 against 19.6 ms (second convolution), 4.5 against 4.7 ms (first):
   outputs of 3-6 MB stay in the 32 MB L3 anyway;
