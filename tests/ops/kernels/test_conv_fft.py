@@ -4,6 +4,7 @@ padding, odd and even periods, non-square windows, float32 and float64, one thre
 (image chunks), and concurrent calls sharing one engine's buffers; the automatic choice takes it
 for the CNN benchmark's second convolution and not where it does not pay; the ops give the same
 numbers as a float64 reference when it is taken."""
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -135,3 +136,48 @@ def test_ops_take_the_fft_path_with_float32_accuracy():
     # the input gradient: a correlation of dy with the filter rotated 180 degrees, channels swapped
     want_dx = _reference(dy, f[::-1, ::-1].transpose(0, 1, 3, 2), 2)
     np.testing.assert_allclose(dx_val, want_dx, rtol=1e-5, atol=1e-5 * np.max(np.abs(want_dx)))
+
+
+FIXTURES = np.load(os.path.join(os.path.dirname(__file__), "..", "..", "data", "tf_conv_fft.npz"))
+FIXTURE_CASES = sorted({key.split("/")[0] for key in FIXTURES.files})
+_PADDINGS = {"same": "SAME", "valid": "VALID",
+             "explicit": [[0, 0], [1, 4], [3, 2], [0, 0]]}  # as make_tf_conv_fft_fixtures.py
+
+
+def _fixture_geometry(x, f, padding):
+    n, h, w, c = x.shape
+    kh, kw = f.shape[:2]
+    if padding == "VALID":
+        pad = (0, 0, 0, 0)
+    elif padding == "SAME":
+        pad = ((kh - 1) // 2, kh // 2, (kw - 1) // 2, kw // 2)
+    else:
+        pad = (padding[1][0], padding[1][1], padding[2][0], padding[2][1])
+    return _geometry(n, h, w, c, kh, kw, pad)
+
+
+@pytest.mark.parametrize("data_format", ["NHWC", "NCHW"])
+@pytest.mark.parametrize("name", FIXTURE_CASES)
+def test_against_tensorflow(name, data_format):
+    x, f, dy, want_y, want_dx = (FIXTURES[f"{name}/{part}"] for part in ("x", "f", "dy", "y", "dx"))
+    padding = _PADDINGS[name.split("_")[0]]
+    g = _fixture_geometry(x, f, padding)
+    # these shapes take the FFT path, forward and (its flipped forward) input gradient
+    assert fft_worthwhile(g, f.shape[3], x.dtype)
+    flip = _geometry(g.n, g.out_h, g.out_w, f.shape[3], g.kh, g.kw,
+                     (g.kh - 1 - g.pad_top, g.h - g.out_h + g.pad_top, g.kw - 1 - g.pad_left, g.w - g.out_w + g.pad_left))
+    assert fft_worthwhile(flip, g.c, x.dtype)
+    to_layout = (lambda a: a.transpose(0, 3, 1, 2)) if data_format == "NCHW" else (lambda a: a)
+    from_layout = (lambda a: a.transpose(0, 2, 3, 1)) if data_format == "NCHW" else (lambda a: a)
+    pad = padding if isinstance(padding, str) or data_format == "NHWC" else \
+        [padding[0], padding[3], padding[1], padding[2]]
+    with tf.Graph().as_default():
+        y = tf.nn.conv2d(tf.constant(to_layout(x)), tf.constant(f), [1, 1, 1, 1], pad, data_format=data_format)
+        dx = tf.nn.conv2d_backprop_input(list(to_layout(x).shape), tf.constant(f), tf.constant(to_layout(dy)),
+                                         [1, 1, 1, 1], pad, data_format=data_format)
+        with tf.Session() as sess:
+            y_val, dx_val = (from_layout(v) for v in sess.run([y, dx]))
+    rtol = 1e-5 if x.dtype == np.float32 else 1e-12
+    for got, want in ((y_val, want_y), (dx_val, want_dx)):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * np.max(np.abs(want)) / 10)
