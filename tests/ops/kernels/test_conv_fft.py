@@ -164,8 +164,8 @@ def test_against_tensorflow(name, data_format):
     g = _fixture_geometry(x, f, padding)
     # these shapes take the FFT path, forward and (its flipped forward) input gradient
     assert fft_worthwhile(g, f.shape[3], x.dtype)
-    flip = _geometry(g.n, g.out_h, g.out_w, f.shape[3], g.kh, g.kw,
-                     (g.kh - 1 - g.pad_top, g.h - g.out_h + g.pad_top, g.kw - 1 - g.pad_left, g.w - g.out_w + g.pad_left))
+    flip_pad = (g.kh - 1 - g.pad_top, g.h - g.out_h + g.pad_top, g.kw - 1 - g.pad_left, g.w - g.out_w + g.pad_left)
+    flip = _geometry(g.n, g.out_h, g.out_w, f.shape[3], g.kh, g.kw, flip_pad)
     assert fft_worthwhile(flip, g.c, x.dtype)
     to_layout = (lambda a: a.transpose(0, 3, 1, 2)) if data_format == "NCHW" else (lambda a: a)
     from_layout = (lambda a: a.transpose(0, 2, 3, 1)) if data_format == "NCHW" else (lambda a: a)
