@@ -29,8 +29,9 @@ __all__ = ["FFTConv", "fft_worthwhile"]
 
 # The transforms are dense matrix products, O(P^3) per channel plane: only for small planes.
 _MAX_PERIOD = 64
-# Chunks of images keep one chunk's spectra (2 * P * (P//2+1) * images * c values) near this size.
-_CHUNK_BYTES = 4 << 20
+# Images per chunk: all of a chunk's buffers (about 0.6 MB per image for bench/cnn_step.py's
+# second convolution) stay under this size; 16 and 64 images measured alike per image.
+_CHUNK_BYTES = 16 << 20
 
 
 def fft_worthwhile(g: Geometry, out_c: int, dtype: np.dtype) -> bool:
@@ -75,7 +76,12 @@ class FFTConv:
         self.ew = (np.exp(2j * np.pi * np.outer(np.arange(g.out_w), v) / self.pw) * weight).astype(self.cdtype)
         eh = np.exp(2j * np.pi * np.outer(np.arange(g.out_h), u) / self.ph) / (self.ph * self.pw)
         self.e2 = np.concatenate([eh.real, eh.imag]).astype(self.dtype)  # (2 out_h, Ph)
-        per_image = 2 * self.ph * self.fw * g.c * self.dtype.itemsize
+        f = self.ph * self.fw
+        # per image: the real buffers, then the complex ones (two reals each); see _buffers
+        self._real = {"xt": g.h * g.w * g.c, "t1": g.h * 2 * self.fw * g.c, "x": 2 * f * g.c,
+                      "r": 2 * g.out_h * g.out_w * self.o * 2}
+        self._complex = {"xc": f * g.c, "y": f * self.o, "z": self.ph * g.out_w * self.o}
+        per_image = (sum(self._real.values()) + 2 * sum(self._complex.values())) * self.dtype.itemsize
         self.max_images = max(1, _CHUNK_BYTES // per_image)
         # buffer sets not in use: pop and append are atomic, so concurrent steps never share one
         self._spare: list[dict[str, np.ndarray]] = []
@@ -96,14 +102,10 @@ class FFTConv:
             bufs = None
         if bufs is not None and bufs["images"].shape[0] >= images:
             return bufs
-        g, f = self.g, self.ph * self.fw
-        size = max(images, self.max_images)
-        real = {"xt": g.h * g.w * g.c, "t1": g.h * 2 * self.fw * g.c, "x": 2 * f * g.c,
-                "r": 2 * g.out_h * g.out_w * self.o * 2}
-        cplx = {"xc": f * g.c, "y": f * self.o, "z": self.ph * g.out_w * self.o}
-        bufs = {name: np.empty(n * size, self.dtype) for name, n in real.items()}
-        bufs.update({name: np.empty(n * size, self.cdtype) for name, n in cplx.items()})
-        bufs["images"] = np.empty(size, np.int8)  # records the capacity
+        # sized for this chunk (the engine's chunks have one size, but for the last)
+        bufs = {name: np.empty(n * images, self.dtype) for name, n in self._real.items()}
+        bufs.update({name: np.empty(n * images, self.cdtype) for name, n in self._complex.items()})
+        bufs["images"] = np.empty(images, np.int8)  # records the capacity
         return bufs
 
     def forward_into(self, x: np.ndarray, spectrum: np.ndarray, out: np.ndarray) -> None:
