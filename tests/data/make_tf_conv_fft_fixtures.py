@@ -1,9 +1,10 @@
 """Writes tests/data/tf_conv_fft.npz: what TensorFlow 2.21 (tf.compat.v1, graph mode) computes for
-convolutions that take tensorweave's FFT path (ops/kernels/conv_fft.py, issue 17): Conv2D and
-Conv2DBackpropInput with 5x5 and 7x7 windows and 16-64 channels, SAME, VALID and explicit
+convolutions that take tensorweave's FFT path (ops/kernels/conv_fft.py, issue 17): Conv2D,
+Conv2DBackpropInput and Conv2DBackpropFilter with 5x5 and 7x7 windows and 16-64 channels, SAME, VALID and explicit
 padding, float32 and float64 (NHWC: TF's CPU kernels have no NCHW; the test runs the NCHW layout
 on the transposed arrays). For each case NAME the file holds NAME/x, NAME/f,
-NAME/dy (the inputs, seeded), NAME/y (the forward result) and NAME/dx (the input gradient).
+NAME/dy (the inputs, seeded), NAME/y (the forward result), NAME/dx and NAME/dw (the gradients
+w.r.t. the input and the filter).
 
 Run with real TensorFlow, never imported by the tests:
 `/opt/tfref/bin/python tests/data/make_tf_conv_fft_fixtures.py tests/data`.
@@ -46,7 +47,9 @@ def main(out_dir):
                 y_val = sess.run(y)
                 dy = rng.randn(*y_val.shape).astype(dtype)
                 dx = sess.run(tf.nn.conv2d_backprop_input(x.shape, ft, tf.constant(dy), [1, 1, 1, 1], padding))
-        arrays.update({f"{name}/x": x, f"{name}/f": f, f"{name}/dy": dy, f"{name}/y": y_val, f"{name}/dx": dx})
+                dw = sess.run(tf.nn.conv2d_backprop_filter(xt, f.shape, tf.constant(dy), [1, 1, 1, 1], padding))
+        arrays.update({f"{name}/x": x, f"{name}/f": f, f"{name}/dy": dy, f"{name}/y": y_val, f"{name}/dx": dx,
+                       f"{name}/dw": dw})
     np.savez_compressed(os.path.join(out_dir, "tf_conv_fft.npz"), **arrays)
 
 

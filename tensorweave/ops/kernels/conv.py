@@ -51,11 +51,12 @@ call, a copy as large as the im2col matrix, which oneDNN's direct convolutions d
 
 Second attempt for issue 17 (thread CPU time, one BLAS thread, interleaved, medians; load
 average 1-3, so about 2.5x the quiet figures):
-- kept: FFT convolution for stride-1 forward passes with 5x5 or larger windows and 16 or more
-  channels, and so for the stride-1 input gradient (ops/kernels/conv_fft.py): the second
-  convolution's forward 24.1 against 30.2 ms, its input gradient 21.6 against 35.7 ms; the whole
-  LeNet step 166 against 182 ms of CPU on one thread, 166 against 193 ms (wall 578 against 696,
-  load average 14) on two. numpy.fft itself was slower than this engine (34-48 against 18-28 ms:
+- kept: FFT convolution for stride-1 convolutions with 5x5 or larger windows and 16 or more
+  channels: forward, input gradient (a forward pass at stride 1) and filter gradient
+  (ops/kernels/conv_fft.py): the second convolution's forward 24.1 against 30.2 ms, its input
+  gradient 21.6 against 35.7 ms, its filter gradient 21.6 against 33.0 ms; with the first two
+  only, the whole LeNet step took 166 against 182 ms of CPU on one thread, 166 against 193 ms
+  (wall 578 against 696, load average 14) on two. numpy.fft itself was slower than this engine (34-48 against 18-28 ms:
   rfft2 of the 2048 input planes alone 15.5 ms), so the transforms are DFT matrix products with
   reused buffers. Max |error| / max |y| against a float64 reference: 3.6e-7 against 6.0e-7 for
   im2col + sgemm. Tried and not kept:
@@ -168,14 +169,9 @@ class ConvEngine:
         w2 = w.reshape(self.k, self.out_c)
         if self.empty:
             return np.zeros((g.n, g.out_h, g.out_w, self.out_c), self.dtype)
-        if not self._fft_checked:  # built on first use: filter-gradient engines never need it
-            wanted = self._fft_wanted
-            if wanted is None:
-                wanted = fft_worthwhile(g, self.out_c, self.dtype)
-            self._fft = FFTConv(g, self.out_c, self.dtype) if wanted else None
-            self._fft_checked = True
-        if self._fft is not None:
-            return self._fft_forward(self._fft, x, w)
+        fft = self._fft_engine()
+        if fft is not None:
+            return self._fft_forward(fft, x, w)
         if self.pointwise:
             return np.dot(x.reshape(-1, g.c), w2).reshape(g.n, g.h, g.w, self.out_c)
         out = np.empty((g.n, g.out_h, g.out_w, self.out_c), self.dtype)
@@ -190,14 +186,28 @@ class ConvEngine:
         self.runner.run(len(chunks), chunk, self.parallel)
         return out
 
+    def _fft_engine(self) -> Optional[FFTConv]:
+        if not self._fft_checked:  # built on first use
+            wanted = self._fft_wanted
+            if wanted is None:
+                wanted = fft_worthwhile(self.g, self.out_c, self.dtype)
+            self._fft = FFTConv(self.g, self.out_c, self.dtype) if wanted else None
+            self._fft_checked = True
+        return self._fft
+
+    def _fft_starts(self, fft: FFTConv) -> tuple[range, int]:
+        """The first image of each chunk, and the images per chunk."""
+        n = self.g.n
+        per = min(fft.max_images, n)
+        if self.parallel:  # at least two chunks per thread, as the im2col chunks
+            per = min(per, max(1, -(-n // (2 * (self.runner.helpers + 1)))))
+        return range(0, n, per), per
+
     def _fft_forward(self, fft: FFTConv, x: np.ndarray, w: np.ndarray) -> np.ndarray:
         g = self.g
         spectrum = fft.filter_spectrum(w)
         out = np.empty((g.n, g.out_h, g.out_w, self.out_c), self.dtype)
-        per = min(fft.max_images, g.n)
-        if self.parallel:  # at least two chunks per thread, as the im2col chunks
-            per = min(per, max(1, -(-g.n // (2 * (self.runner.helpers + 1)))))
-        starts = range(0, g.n, per)
+        starts, per = self._fft_starts(fft)
 
         def chunk(i: int) -> None:
             n0 = starts[i]
@@ -214,6 +224,9 @@ class ConvEngine:
             return np.zeros((g.kh, g.kw, g.c, self.out_c), self.dtype)
         if self.pointwise:
             return np.dot(x.reshape(-1, g.c).T, dy.reshape(-1, self.out_c)).reshape(1, 1, g.c, self.out_c)
+        fft = self._fft_engine()
+        if fft is not None:
+            return self._fft_filter_grad(fft, x, dy)
         chunks = self.chunks
         parts = np.empty((len(chunks), self.k, self.out_c), self.dtype)  # one partial sum per chunk
 
@@ -225,6 +238,20 @@ class ConvEngine:
         self.runner.run(len(chunks), chunk, self.parallel)
         total = parts[0] if len(chunks) == 1 else np.add.reduce(parts, axis=0)
         return total.reshape(g.kh, g.kw, g.c, self.out_c)
+
+    def _fft_filter_grad(self, fft: FFTConv, x: np.ndarray, dy: np.ndarray) -> np.ndarray:
+        g = self.g
+        starts, per = self._fft_starts(fft)
+        parts = np.empty((len(starts), fft.ph * fft.fw, g.c, self.out_c), fft.cdtype)  # per chunk
+
+        def chunk(i: int) -> None:
+            n0 = starts[i]
+            n1 = min(n0 + per, g.n)
+            fft.filter_grad_part(x[n0:n1], dy[n0:n1], parts[i])
+
+        self.runner.run(len(starts), chunk, self.parallel)
+        total = parts[0] if len(starts) == 1 else np.add.reduce(parts, axis=0)
+        return fft.filter_grad_finish(total)
 
     def input_grad(self, dy: np.ndarray, w: np.ndarray) -> np.ndarray:
         g = self.g

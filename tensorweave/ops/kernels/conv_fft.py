@@ -1,5 +1,7 @@
 """Stride-1 convolution through the discrete Fourier transform, for ConvEngine's forward pass (and
-so for the input gradient, which at stride 1 is a forward convolution of the output gradient).
+so for the input gradient, which at stride 1 is a forward convolution of the output gradient) and
+its gradient w.r.t. the filter (a correlation of the input with the output gradient: per frequency
+X^T conj(DY) summed over images, then the inverse transform at the kh x kw window offsets only).
 
 The padded input of a stride-1, undilated convolution is exactly P = out + k - 1 rows (and
 columns) long, so a circular correlation of period P gives every output without wrap-around: per
@@ -14,8 +16,9 @@ matrices (separable, only the hermitian half along w, the padding folded into th
 
 Measured (second convolution of bench/cnn_step.py, 64x14x14x32 with 5x5 filters -> 64, one
 thread, thread CPU time, interleaved medians on a loaded machine): 16 images 5.3 ms against 8.4
-for im2col + sgemm, 64 images 21.3 against 30.7 (0.64-0.69x). Max |error| / max |y| against a
-float64 reference: 3.6e-7 here, 6.0e-7 for im2col + sgemm (float32 sums of 800 products).
+for im2col + sgemm, 64 images 21.3 against 30.7 (0.64-0.69x); the filter gradient 21.6 against
+33.0. Max |error| / max |y| against a float64 reference: 3.6e-7 here, 6.0e-7 for im2col + sgemm
+(float32 sums of 800 products).
 Buffers are reused between calls (fresh ones cost page faults: 34-42 ms for the same work)."""
 from __future__ import annotations
 
@@ -48,7 +51,8 @@ def fft_worthwhile(g: Geometry, out_c: int, dtype: np.dtype) -> bool:
 
 
 class FFTConv:
-    """The forward convolution of one geometry through DFT matrices (see the module docstring)."""
+    """The forward convolution of one geometry and its gradient w.r.t. the filter through DFT
+    matrices (see the module docstring)."""
 
     def __init__(self, g: Geometry, out_c: int, dtype: Any) -> None:
         self.g, self.o = g, out_c
@@ -58,13 +62,8 @@ class FFTConv:
         self.fw = self.pw // 2 + 1
         u, v = np.arange(self.ph), np.arange(self.fw)
         # analysis: the padding is an offset of the real rows and columns in the period
-        dh = np.exp(-2j * np.pi * np.outer(u, np.arange(g.h) + g.pad_top) / self.ph)
-        dw = np.exp(-2j * np.pi * np.outer(v, np.arange(g.w) + g.pad_left) / self.pw)
-        self.dw2 = np.concatenate([dw.real, dw.imag]).astype(self.dtype)  # (2Fw, w)
-        m = np.zeros((2, self.ph, g.h, 2))
-        m[0, :, :, 0], m[0, :, :, 1] = dh.real, -dh.imag
-        m[1, :, :, 0], m[1, :, :, 1] = dh.imag, dh.real
-        self.m = m.reshape(2 * self.ph, 2 * g.h).astype(self.dtype)  # rows (re|im, u), cols (r, re|im)
+        self.dw2, self.m = self._analysis(g.h, g.w, g.pad_top, g.pad_left)
+        self._dy_analysis: Any = None  # the output gradient's, built by the first filter_grad
         self.kh_t = np.exp(-2j * np.pi * np.outer(u, np.arange(g.kh)) / self.ph).astype(self.cdtype)
         self.kw_t = np.exp(-2j * np.pi * np.outer(v, np.arange(g.kw)) / self.pw).astype(self.cdtype)
         # synthesis of the wanted outputs only; the hermitian half counts twice but for v = 0
@@ -85,6 +84,43 @@ class FFTConv:
         self.max_images = max(1, _CHUNK_BYTES // per_image)
         # buffer sets not in use: pop and append are atomic, so concurrent steps never share one
         self._spare: list[dict[str, np.ndarray]] = []
+        self._spare_grad: list[dict[str, np.ndarray]] = []
+        o_row = g.out_h * g.out_w * self.o
+        self._grad_real = {"xt": self._real["xt"], "t1": self._real["t1"], "x": self._real["x"],
+                           "dxt": o_row, "dt1": g.out_h * 2 * self.fw * self.o, "dx": 2 * f * self.o}
+        self._grad_complex = {"xc": self._complex["xc"], "dxc": f * self.o}
+        self._taps: Any = None
+
+    def _analysis(self, rows: int, cols: int, top: int, left: int) -> tuple[np.ndarray, np.ndarray]:
+        """The DFT matrices for a rows x cols signal at (top, left) in the period, in real form:
+        along w (2Fw, cols), rows (re|im, v); along h, complex input and output as real pairs,
+        (2Ph, 2 rows), rows (re|im, u) and columns (r, re|im)."""
+        u, v = np.arange(self.ph), np.arange(self.fw)
+        dh = np.exp(-2j * np.pi * np.outer(u, np.arange(rows) + top) / self.ph)
+        dw = np.exp(-2j * np.pi * np.outer(v, np.arange(cols) + left) / self.pw)
+        m = np.zeros((2, self.ph, rows, 2))
+        m[0, :, :, 0], m[0, :, :, 1] = dh.real, -dh.imag
+        m[1, :, :, 0], m[1, :, :, 1] = dh.imag, dh.real
+        return (np.concatenate([dw.real, dw.imag]).astype(self.dtype),
+                m.reshape(2 * self.ph, 2 * rows).astype(self.dtype))
+
+    def _spectrum(self, a: np.ndarray, analysis: tuple[np.ndarray, np.ndarray], bufs: dict[str, np.ndarray],
+                  prefix: str) -> np.ndarray:
+        """The DFT of images a (nb, rows, cols, ch) over the period, (Ph * Fw, nb, ch) complex,
+        in the buffers named prefix + xt / t1 / x / xc."""
+        nb, rows, cols, ch = a.shape
+        dw2, m = analysis
+        f = self.ph * self.fw
+        at = bufs[prefix + "xt"][:rows * cols * nb * ch].reshape(rows, cols, nb, ch)
+        np.copyto(at, a.transpose(1, 2, 0, 3))
+        t1 = bufs[prefix + "t1"][:rows * 2 * self.fw * nb * ch].reshape(rows, 2 * self.fw, nb * ch)
+        np.matmul(dw2, at.reshape(rows, cols, nb * ch), out=t1)
+        spec = bufs[prefix + "x"][:2 * f * nb * ch].reshape(2 * self.ph, self.fw * nb * ch)
+        np.dot(m, t1.reshape(2 * rows, self.fw * nb * ch), out=spec)
+        halves = spec.reshape(2, f, nb, ch)
+        packed = bufs[prefix + "xc"][:f * nb * ch].reshape(f, nb, ch)
+        packed.real, packed.imag = halves[0], halves[1]
+        return packed
 
     def filter_spectrum(self, w: np.ndarray) -> np.ndarray:
         """conj(DFT of the zero-padded filter), (Ph * Fw, c, o): correlation, not convolution."""
@@ -95,35 +131,61 @@ class FFTConv:
         np.conjugate(spec, out=spec)
         return spec.reshape(self.ph * self.fw, g.c, self.o)
 
-    def _buffers(self, images: int) -> dict[str, np.ndarray]:
+    def _buffers(self, images: int, spare: list, real: dict[str, int], cplx: dict[str, int]) -> dict[str, np.ndarray]:
+        """A buffer set for `images` images (per-image sizes `real` and `cplx`) from `spare`."""
         try:
-            bufs = self._spare.pop()
+            bufs = spare.pop()
         except IndexError:
             bufs = None
         if bufs is not None and bufs["images"].shape[0] >= images:
             return bufs
         # sized for this chunk (the engine's chunks have one size, but for the last)
-        bufs = {name: np.empty(n * images, self.dtype) for name, n in self._real.items()}
-        bufs.update({name: np.empty(n * images, self.cdtype) for name, n in self._complex.items()})
+        bufs = {name: np.empty(n * images, self.dtype) for name, n in real.items()}
+        bufs.update({name: np.empty(n * images, self.cdtype) for name, n in cplx.items()})
         bufs["images"] = np.empty(images, np.int8)  # records the capacity
         return bufs
+
+    # -- the gradient w.r.t. the filter ----------------------------------------------------------
+    def filter_grad_part(self, x: np.ndarray, dy: np.ndarray, out: np.ndarray) -> None:
+        """out (Ph * Fw, c, o) = the spectrum of images x's share of the filter gradient,
+        sum over images of X^T conj(DY) per frequency (a correlation of x with dy)."""
+        g, o, f = self.g, self.o, self.ph * self.fw
+        if self._dy_analysis is None:
+            self._dy_analysis = self._analysis(g.out_h, g.out_w, 0, 0)
+        b = self._buffers(x.shape[0], self._spare_grad, self._grad_real, self._grad_complex)
+        try:
+            xc = self._spectrum(x, (self.dw2, self.m), b, "")
+            dyc = self._spectrum(dy, self._dy_analysis, b, "d")
+            np.conjugate(dyc, out=dyc)
+            np.matmul(xc.transpose(0, 2, 1), dyc, out=out.reshape(f, g.c, o))
+        finally:
+            self._spare_grad.append(b)
+
+    def filter_grad_finish(self, spectrum: np.ndarray) -> np.ndarray:
+        """The filter gradient (kh, kw, c, o) from its summed spectrum: the inverse DFT at the
+        window's kh x kw offsets only."""
+        g = self.g
+        if self._taps is None:
+            u, v = np.arange(self.ph), np.arange(self.fw)
+            weight = np.full(self.fw, 2.0)
+            weight[0] = 1.0
+            if self.pw % 2 == 0:
+                weight[-1] = 1.0
+            rows = np.exp(2j * np.pi * np.outer(np.arange(g.kh), u) / self.ph)
+            cols = np.exp(2j * np.pi * np.outer(np.arange(g.kw), v) / self.pw) * weight
+            taps = rows[:, None, :, None] * cols[None, :, None, :] / (self.ph * self.pw)
+            self._taps = taps.reshape(g.kh * g.kw, self.ph * self.fw).astype(self.cdtype)
+        grad = np.dot(self._taps, spectrum.reshape(self.ph * self.fw, g.c * self.o)).real
+        return np.ascontiguousarray(grad, dtype=self.dtype).reshape(g.kh, g.kw, g.c, self.o)
 
     def forward_into(self, x: np.ndarray, spectrum: np.ndarray, out: np.ndarray) -> None:
         """out (nb, out_h, out_w, o) = the convolution of images x (nb, h, w, c)."""
         g, o, ph, fw = self.g, self.o, self.ph, self.fw
         nb = x.shape[0]
         f = ph * fw
-        b = self._buffers(nb)
+        b = self._buffers(nb, self._spare, self._real, self._complex)
         try:
-            xt = b["xt"][:g.h * g.w * nb * g.c].reshape(g.h, g.w, nb, g.c)
-            np.copyto(xt, x.transpose(1, 2, 0, 3))
-            t1 = b["t1"][:g.h * 2 * fw * nb * g.c].reshape(g.h, 2 * fw, nb * g.c)
-            np.matmul(self.dw2, xt.reshape(g.h, g.w, nb * g.c), out=t1)
-            spec = b["x"][:2 * f * nb * g.c].reshape(2 * ph, fw * nb * g.c)
-            np.dot(self.m, t1.reshape(2 * g.h, fw * nb * g.c), out=spec)
-            halves = spec.reshape(2, f, nb, g.c)
-            xc = b["xc"][:f * nb * g.c].reshape(f, nb, g.c)
-            xc.real, xc.imag = halves[0], halves[1]
+            xc = self._spectrum(x, (self.dw2, self.m), b, "")
             y = b["y"][:f * nb * o].reshape(f, nb, o)
             np.matmul(xc, spectrum, out=y)
             z = b["z"][:ph * g.out_w * nb * o].reshape(ph, g.out_w, nb * o)

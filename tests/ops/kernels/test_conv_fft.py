@@ -1,5 +1,5 @@
 """The FFT path of the convolution engine (ops/kernels/conv_fft.py, issue 17) against the im2col +
-sgemm path: forward and stride-1 input gradient over SAME / VALID / explicit (asymmetric)
+sgemm path: forward, stride-1 input gradient and filter gradient over SAME / VALID / explicit (asymmetric)
 padding, odd and even periods, non-square windows, float32 and float64, one thread and two
 (image chunks), and concurrent calls sharing one engine's buffers; the automatic choice takes it
 for the CNN benchmark's second convolution and not where it does not pay; the ops give the same
@@ -69,6 +69,9 @@ def test_fft_path_equals_direct_path(name, dtype, helpers):
     dx = fft.input_grad(dy, f)
     assert dx.shape == x.shape and dx.dtype == dtype
     assert _rel_error(dx, direct.input_grad(dy, f)) < tol
+    dw = fft.filter_grad(x, dy)
+    assert dw.shape == f.shape and dw.dtype == dtype
+    assert _rel_error(dw, direct.filter_grad(x, dy)) < tol
     # a second call reuses the buffers, with other values
     x2 = RNG.randn(n, h, w, c).astype(dtype)
     assert _rel_error(fft.forward(x2, f), direct.forward(x2, f)) < tol
@@ -159,7 +162,7 @@ def _fixture_geometry(x, f, padding):
 @pytest.mark.parametrize("data_format", ["NHWC", "NCHW"])
 @pytest.mark.parametrize("name", FIXTURE_CASES)
 def test_against_tensorflow(name, data_format):
-    x, f, dy, want_y, want_dx = (FIXTURES[f"{name}/{part}"] for part in ("x", "f", "dy", "y", "dx"))
+    x, f, dy, want_y, want_dx, want_dw = (FIXTURES[f"{name}/{part}"] for part in ("x", "f", "dy", "y", "dx", "dw"))
     padding = _PADDINGS[name.split("_")[0]]
     g = _fixture_geometry(x, f, padding)
     # these shapes take the FFT path, forward and (its flipped forward) input gradient
@@ -175,9 +178,12 @@ def test_against_tensorflow(name, data_format):
         y = tf.nn.conv2d(tf.constant(to_layout(x)), tf.constant(f), [1, 1, 1, 1], pad, data_format=data_format)
         dx = tf.nn.conv2d_backprop_input(list(to_layout(x).shape), tf.constant(f), tf.constant(to_layout(dy)),
                                          [1, 1, 1, 1], pad, data_format=data_format)
+        dw = tf.nn.conv2d_backprop_filter(tf.constant(to_layout(x)), list(f.shape), tf.constant(to_layout(dy)),
+                                          [1, 1, 1, 1], pad, data_format=data_format)
         with tf.Session() as sess:
-            y_val, dx_val = (from_layout(v) for v in sess.run([y, dx]))
+            y_val, dx_val, dw_val = sess.run([y, dx, dw])
+            y_val, dx_val = from_layout(y_val), from_layout(dx_val)
     rtol = 1e-5 if x.dtype == np.float32 else 1e-12
-    for got, want in ((y_val, want_y), (dx_val, want_dx)):
+    for got, want in ((y_val, want_y), (dx_val, want_dx), (dw_val, want_dw)):
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * np.max(np.abs(want)) / 10)
