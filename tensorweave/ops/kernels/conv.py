@@ -1,9 +1,11 @@
 """The NumPy engine behind Conv2D and its two backprop ops (NHWC, one filter group).
 
 Each convolution is lowered to BLAS: im2col (a zero-copy `as_strided` window view over the
-padded input, copied once per chunk) and one sgemm per chunk. Measured on the 2-core development
-machine, second convolution of bench/cnn_step.py (64x14x14x32, 5x5 filters, 64 outputs), quiet
-machine, best of many runs:
+padded input, copied once per chunk) and one sgemm per chunk, or, for stride-1 convolutions with
+large windows and many channels, per-frequency products in the Fourier domain (conv_fft.py; see
+the second attempt below). Measured on the 2-core development machine, second convolution of
+bench/cnn_step.py (64x14x14x32, 5x5 filters, 64 outputs), quiet machine, best of many runs,
+before the FFT path:
 
 - one im2col + one sgemm for the whole batch, 1 BLAS thread: 14 ms; OpenBLAS with 2 threads: 9 ms;
 - chunks of about 2 MB of im2col (3 images here: the matrix is still in cache when the sgemm
