@@ -1,5 +1,6 @@
 """Writes tests/data/tf_conv_fft.npz: what TensorFlow 2.21 (tf.compat.v1, graph mode) computes for
-convolutions that take tensorweave's FFT path (ops/kernels/conv_fft.py, issue 17): Conv2D,
+convolutions of the kind tensorweave's FFT path serves (ops/kernels/conv_fft.py, issue 17; the
+batches are small, so the test runs that path on them directly): Conv2D,
 Conv2DBackpropInput and Conv2DBackpropFilter with 5x5 and 7x7 windows and 16-64 channels, SAME, VALID and explicit
 padding, float32 and float64 (NHWC: TF's CPU kernels have no NCHW; the test runs the NCHW layout
 on the transposed arrays). For each case NAME the file holds NAME/x, NAME/f,

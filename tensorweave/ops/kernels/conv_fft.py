@@ -30,8 +30,13 @@ from tensorweave.ops.kernels.conv_geometry import Geometry
 
 __all__ = ["FFTConv", "fft_worthwhile"]
 
-# The transforms are dense matrix products, O(P^3) per channel plane: only for small planes.
-_MAX_PERIOD = 64
+# The transforms are dense matrix products, O(P^3) per channel plane: only for small planes
+# (measured up to 32x32 images, period 36).
+_MAX_PERIOD = 40
+# The filter's spectrum and the per-frequency product calls cost the same whatever the batch:
+# below 16 images the FFT path measured slower (1 image 1.8-7x, 4 images 1.2-1.7x, 8 images
+# 0.9-1.1x the im2col time; 16 images 0.8-1.05x, 32-64 images 0.6-0.9x).
+_MIN_IMAGES = 16
 # Images per chunk: all of a chunk's buffers (about 0.6 MB per image for bench/cnn_step.py's
 # second convolution) stay under this size; 16 and 64 images measured alike per image.
 _CHUNK_BYTES = 16 << 20
@@ -40,11 +45,11 @@ _CHUNK_BYTES = 16 << 20
 def fft_worthwhile(g: Geometry, out_c: int, dtype: np.dtype) -> bool:
     """Whether the FFT path is used for this geometry: stride 1, no dilation, a window of at
     least 5x5 (where the products' count falls well below the direct one), enough channels
-    for the per-frequency products to run near BLAS speed, and small periods."""
+    and images for the per-frequency products to run near BLAS speed, and small periods."""
     ph, pw = g.out_h + g.kh - 1, g.out_w + g.kw - 1
     if dtype not in (np.float32, np.float64) or (g.sh, g.sw, g.dh, g.dw) != (1, 1, 1, 1):
         return False
-    if g.kh * g.kw < 25 or g.c < 16 or out_c < 16 or max(ph, pw) > _MAX_PERIOD or g.n == 0:
+    if g.kh * g.kw < 25 or g.c < 16 or out_c < 16 or max(ph, pw) > _MAX_PERIOD or g.n < _MIN_IMAGES:
         return False
     products = 4 * ph * (pw // 2 + 1)  # real multiply-adds per (image, c, o) in the spectrum
     return 2 * products <= g.out_h * g.out_w * g.kh * g.kw
