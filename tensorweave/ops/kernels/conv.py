@@ -53,15 +53,16 @@ call, a copy as large as the im2col matrix, which oneDNN's direct convolutions d
 
 Second attempt for issue 17 (thread CPU time, one BLAS thread, interleaved, medians; load
 average 1-3, so about 2.5x the quiet figures):
-- kept: FFT convolution for stride-1 convolutions with 5x5 or larger windows and 16 or more
-  channels: forward, input gradient (a forward pass at stride 1) and filter gradient
-  (ops/kernels/conv_fft.py): the second convolution's forward 24.1 against 30.2 ms, its input
-  gradient 21.6 against 35.7 ms, its filter gradient 21.6 against 33.0 ms; with the first two
-  only, the whole LeNet step took 166 against 182 ms of CPU on one thread, 166 against 193 ms
-  (wall 578 against 696, load average 14) on two. numpy.fft itself was slower than this engine (34-48 against 18-28 ms:
-  rfft2 of the 2048 input planes alone 15.5 ms), so the transforms are DFT matrix products with
-  reused buffers. Max |error| / max |y| against a float64 reference: 3.6e-7 against 6.0e-7 for
-  im2col + sgemm. Tried and not kept:
+- kept: FFT convolution for stride-1 convolutions with 5x5 or larger windows, 16 or more
+  channels and 16 or more images (conv_fft.fft_worthwhile): forward, input gradient (a forward
+  pass at stride 1) and filter gradient (ops/kernels/conv_fft.py): the second convolution's
+  forward 24.1 against 30.2 ms, its input gradient 21.6 against 35.7 ms, its filter gradient
+  21.6 against 33.0 ms; with the first two only, the whole LeNet step took 166 against 182 ms of
+  CPU on one thread, 166 against 193 ms (wall 578 against 696, load average 14) on two.
+  numpy.fft itself was slower than this engine (34-48 against 18-28 ms: rfft2 of the 2048 input
+  planes alone 15.5 ms), so the transforms are DFT matrix products with reused buffers. Max
+  |error| / max |y| against a float64 reference: 3.6e-7 against 6.0e-7 for im2col + sgemm. Tried
+  and not kept:
 - bias and activation of _FusedConv2D run per chunk right after its product (in cache) instead
   of over the whole output: 19.7 against 19.6 ms (second convolution), 4.5 against 4.7 ms (first):
   outputs of 3-6 MB stay in the 32 MB L3 anyway;
