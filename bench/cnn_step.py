@@ -9,16 +9,16 @@ pinned on them or on the rest of the step.
 
 Then the train step's time by op type (issue 17), from RunMetadata step stats of traced steps
 (FULL_TRACE) in both systems: the median over traced steps of each type's summed kernel time.
-Kernels run concurrently on the two cores, so the per-type sums add up to more than the step.
-When PyTorch is importable the same network and step (NCHW, SGD) is timed too."""
+Kernels run concurrently on the two cores, so the per-type sums add up to more than the step,
+and a kernel's time there includes waiting for the core or the GIL another kernel holds: the same
+table from a session with one inter-op and one intra-op thread gives each kernel's own time.
+When an interpreter with PyTorch is found (this one, $TENSORWEAVE_TORCH_PYTHON, or a reference
+venv) the same network and step (NCHW, SGD, as many threads as cores) is timed there too."""
 from __future__ import annotations
-
-import importlib
-import importlib.util
 
 import common  # noqa: F401  (sets sys.path)
 import numpy as np
-from common import report, run_tf, time_per_step
+from common import report, run_in, run_tf, time_per_step, torch_python
 
 import tensorweave as tf
 
@@ -66,6 +66,13 @@ def build_and_time(tf, np):
     for name, op in ops.items():
         result[name] = time_per_step(lambda: sess.run(op), warmup=5)
     result["by_type"] = op_type_times(tf, np, sess, train_op, feed)
+    # the same on one thread (one inter-op and one intra-op thread): each kernel's own time,
+    # without the other core's kernels or the GIL hand-offs between them counted in it
+    one = tf.ConfigProto(inter_op_parallelism_threads=1, intra_op_parallelism_threads=1)
+    serial = tf.Session(config=one)
+    serial.run(tf.global_variables_initializer())
+    result["serial_step"] = time_per_step(lambda: serial.run(train_op, feed), min_time=2.0)
+    result["serial_by_type"] = op_type_times(tf, np, serial, train_op, feed)
     return result
 
 
@@ -93,38 +100,38 @@ def op_type_times(tf, np, sess, fetch, feed, steps=15):
 """
 
 TORCH_BODY = """
-def torch_step_time(torch, np):
-    rng = np.random.RandomState(0)
-    images = torch.from_numpy(rng.rand(64, 1, 28, 28).astype(np.float32))
-    labels = torch.from_numpy(rng.randint(0, 10, 64))
-    nn = torch.nn
-    model = nn.Sequential(nn.Conv2d(1, 32, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2, 2),
-                          nn.Conv2d(32, 64, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2, 2),
-                          nn.Flatten(), nn.Linear(7 * 7 * 64, 1024), nn.ReLU(), nn.Linear(1024, 10))
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    loss_fn = nn.CrossEntropyLoss()
+import os
+import numpy as np
+import torch
+# the same number of threads as tensorweave's CPU device (one per core it may use)
+torch.set_num_threads(len(os.sched_getaffinity(0)) or 1)
+rng = np.random.RandomState(0)
+images = torch.from_numpy(rng.rand(64, 1, 28, 28).astype(np.float32))
+labels = torch.from_numpy(rng.randint(0, 10, 64))
+nn = torch.nn
+model = nn.Sequential(nn.Conv2d(1, 32, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2, 2),
+                      nn.Conv2d(32, 64, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2, 2),
+                      nn.Flatten(), nn.Linear(7 * 7 * 64, 1024), nn.ReLU(), nn.Linear(1024, 10))
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+loss_fn = nn.CrossEntropyLoss()
 
-    def step():
-        opt.zero_grad()
-        loss_fn(model(images), labels).backward()
-        opt.step()
 
-    def forward():
-        with torch.no_grad():
-            loss_fn(model(images), labels)
+def step():
+    opt.zero_grad()
+    loss_fn(model(images), labels).backward()
+    opt.step()
 
-    return {"train_step": time_per_step(step, min_time=2.0), "forward": time_per_step(forward)}
+
+def forward():
+    with torch.no_grad():
+        loss_fn(model(images), labels)
+
+
+result = {"train_step": time_per_step(step, min_time=2.0), "forward": time_per_step(forward),
+          "threads": torch.get_num_threads(), "version": torch.__version__}
+torch.set_num_threads(1)
+result["serial_step"] = time_per_step(step, min_time=2.0)
 """
-
-
-def torch_figures() -> dict:
-    """PyTorch's step and forward times in this process, or {} when it is not importable."""
-    if importlib.util.find_spec("torch") is None:
-        return {}
-    torch = importlib.import_module("torch")  # loaded after tensorweave's timings, not before
-    scope: dict = {"time_per_step": time_per_step}
-    exec(TORCH_BODY, scope)
-    return scope["torch_step_time"](torch, np)
 
 
 def main() -> None:
@@ -139,21 +146,30 @@ def main() -> None:
            unit="ms/step")
     report("cnn 28x28 batch 64 forward (loss)", ours["forward"], theirs.get("forward"), unit="ms/step")
     report("cnn 28x28 batch 64 SGD train step", ours["train_step"], theirs.get("train_step"), unit="ms/step")
-    torch = torch_figures()
+    torch = run_in(torch_python(), TORCH_BODY)
     if torch:
-        for key in ("forward", "train_step"):
-            print(f"pytorch {key:<36s} {torch[key] * 1e3:10.2f} ms/step   tensorweave/pytorch "
+        print(f"pytorch {torch['version']}, {torch['threads']} threads (serial_step: 1):", flush=True)
+        for key in ("forward", "train_step", "serial_step"):
+            print(f"  pytorch {key:<34s} {torch[key] * 1e3:10.2f} ms/step   tensorweave/pytorch "
                   f"{ours[key] / torch[key]:6.3f}", flush=True)
     else:
-        print("pytorch not importable: no PyTorch figures", flush=True)
-    print("train step by op type (median ms per step, summed over the type's nodes):", flush=True)
-    theirs_types = theirs.get("by_type", {})
-    for kind, secs in sorted(ours["by_type"].items(), key=lambda item: -item[1]):
+        print("pytorch not importable in any reference interpreter (set TENSORWEAVE_TORCH_PYTHON): "
+              "no PyTorch figures", flush=True)
+    report("cnn SGD train step, one thread", ours["serial_step"], theirs.get("serial_step"), unit="ms/step")
+    print_by_type("train step by op type (median ms per step, summed over the type's nodes):",
+                  ours["by_type"], theirs.get("by_type", {}))
+    print_by_type("the same, one inter-op and one intra-op thread (each kernel's own time):",
+                  ours["serial_by_type"], theirs.get("serial_by_type", {}))
+
+
+def print_by_type(title: str, ours: dict, theirs_types: dict) -> None:
+    print(title, flush=True)
+    for kind, secs in sorted(ours.items(), key=lambda item: -item[1]):
         if secs < 5e-5 and theirs_types.get(kind, 0.0) < 5e-5:
             continue
         tf_ms = f"{theirs_types[kind] * 1e3:8.2f}" if kind in theirs_types else "       -"
         print(f"  {kind:<28s} tensorweave {secs * 1e3:8.2f}   tensorflow {tf_ms}", flush=True)
-    for kind in sorted(set(theirs_types) - set(ours["by_type"])):
+    for kind in sorted(set(theirs_types) - set(ours)):
         if theirs_types[kind] >= 5e-5:
             print(f"  {kind:<28s} tensorweave        -   tensorflow {theirs_types[kind] * 1e3:8.2f}", flush=True)
 

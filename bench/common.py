@@ -61,6 +61,16 @@ def _quiet_env() -> dict:
     return env
 
 
+def torch_python() -> Optional[str]:
+    """An interpreter that imports torch: this one, $TENSORWEAVE_TORCH_PYTHON, or a reference venv."""
+    for py in (sys.executable, os.environ.get("TENSORWEAVE_TORCH_PYTHON"), "/opt/tfref/bin/python",
+               "/opt/tf215/bin/python"):
+        if py and os.path.exists(py) and subprocess.run(
+                [py, "-c", "import torch"], capture_output=True, env=_quiet_env()).returncode == 0:
+            return py
+    return None
+
+
 def run_in(python: Optional[str], body: str, prelude: tuple = (), timeout: float = 900) -> Optional[dict]:
     """Runs `body` (which must set a dict `result`) in the interpreter `python` (a reference
     environment), after the `prelude` lines and bench/common_timing's time_per_step; returns

@@ -6,13 +6,9 @@ Goal: per-op time at most PyTorch's. A second table times graph construction (op
 graph per second), which the eager check on the op-creation path must not slow down."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from typing import Optional
 
 import common  # noqa: F401  (sets sys.path)
-from common import _quiet_env, report, run_in, tf_python, time_per_step
+from common import report, run_in, tf_python, time_per_step, torch_python
 from eager_workloads import workloads
 
 import numpy as np
@@ -52,16 +48,6 @@ result = {"add_2": time_per_step(lambda: torch.add(a, b)),
           "loop_100_ops": time_per_step(loop),
           "tape_mlp_step": time_per_step(tape_step)}
 """
-
-
-def torch_python() -> Optional[str]:
-    """An interpreter that imports torch: this one, $TENSORWEAVE_TORCH_PYTHON, or a reference venv."""
-    for py in (sys.executable, os.environ.get("TENSORWEAVE_TORCH_PYTHON"), "/opt/tfref/bin/python",
-               "/opt/tf215/bin/python"):
-        if py and os.path.exists(py) and subprocess.run(
-                [py, "-c", "import torch"], capture_output=True, env=_quiet_env()).returncode == 0:
-            return py
-    return None
 
 
 def measure_eager() -> dict:

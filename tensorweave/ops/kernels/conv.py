@@ -1,9 +1,11 @@
 """The NumPy engine behind Conv2D and its two backprop ops (NHWC, one filter group).
 
 Each convolution is lowered to BLAS: im2col (a zero-copy `as_strided` window view over the
-padded input, copied once per chunk) and one sgemm per chunk. Measured on the 2-core development
-machine, second convolution of bench/cnn_step.py (64x14x14x32, 5x5 filters, 64 outputs), quiet
-machine, best of many runs:
+padded input, copied once per chunk) and one sgemm per chunk, or, for stride-1 convolutions with
+large windows and many channels, per-frequency products in the Fourier domain (conv_fft.py; see
+the second attempt below). Measured on the 2-core development machine, second convolution of
+bench/cnn_step.py (64x14x14x32, 5x5 filters, 64 outputs), quiet machine, best of many runs,
+before the FFT path:
 
 - one im2col + one sgemm for the whole batch, 1 BLAS thread: 14 ms; OpenBLAS with 2 threads: 9 ms;
 - chunks of about 2 MB of im2col (3 images here: the matrix is still in cache when the sgemm
@@ -49,6 +51,28 @@ machine was heavily loaded, so the figures are about 2.5x the quiet ones above; 
 What is left is OpenBLAS's sgemm on these skinny products: it packs the large operand once per
 call, a copy as large as the im2col matrix, which oneDNN's direct convolutions do not need.
 
+Second attempt for issue 17 (thread CPU time, one BLAS thread, interleaved, medians; load
+average 1-3, so about 2.5x the quiet figures):
+- kept: FFT convolution for stride-1 convolutions with 5x5 or larger windows, 16 or more
+  channels and 16 or more images (conv_fft.fft_worthwhile): forward, input gradient (a forward
+  pass at stride 1) and filter gradient (ops/kernels/conv_fft.py): the second convolution's
+  forward 24.1 against 30.2 ms, its input gradient 21.6 against 35.7 ms, its filter gradient
+  21.6 against 33.0 ms; with the first two only, the whole LeNet step took 166 against 182 ms of
+  CPU on one thread, 166 against 193 ms (wall 578 against 696, load average 14) on two.
+  numpy.fft itself was slower than this engine (34-48 against 18-28 ms: rfft2 of the 2048 input
+  planes alone 15.5 ms), so the transforms are DFT matrix products with reused buffers. Max
+  |error| / max |y| against a float64 reference: 3.6e-7 against 6.0e-7 for im2col + sgemm. Tried
+  and not kept:
+- bias and activation of _FusedConv2D run per chunk right after its product (in cache) instead
+  of over the whole output: 19.7 against 19.6 ms (second convolution), 4.5 against 4.7 ms (first):
+  outputs of 3-6 MB stay in the 32 MB L3 anyway;
+- the single-channel first layer with P adjacent output columns per im2col row (a (5, 4+P) window
+  and a filter of P shifted copies, N = 32P): P=2 6.9-7.2 ms, P=4 6.2-7.0 ms, against 6.0 ms;
+- OpenBLAS's own threads instead of the chunk split: 15.8 against 24.5 ms for the forward at load
+  2.5 (fc1's products 6.7 and 4.9 against 10.2 and 8.5 ms), but 225-730 ms against 48-100 ms at
+  load 6: its threads spin-wait and collapse when the cores are oversubscribed, as they are when
+  the executor runs two kernels at once. One BLAS thread per kernel stays (DESIGN.md).
+
 Chunks run on intra_op.ChunkRunner (the caller plus idle device-pool threads; a helper that starts
 late finds nothing left).
 Each chunk allocates its own im2col matrix (reusing per-thread buffers measured no faster).
@@ -60,6 +84,7 @@ from typing import Any, Optional
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from tensorweave.ops.kernels.conv_fft import FFTConv, fft_worthwhile
 from tensorweave.ops.kernels.conv_geometry import Geometry
 from tensorweave.ops.kernels.intra_op import ChunkRunner
 
@@ -100,7 +125,10 @@ class ConvEngine:
     """Conv2D over one geometry (input n, h, w, c; filter kh, kw, c, o): forward, gradient
     w.r.t. the filter, and gradient w.r.t. the input. Chunking is fixed here, once per shape."""
 
-    def __init__(self, g: Geometry, out_c: int, dtype: Any, runner: ChunkRunner) -> None:
+    def __init__(self, g: Geometry, out_c: int, dtype: Any, runner: ChunkRunner,
+                 fft: Optional[bool] = None) -> None:
+        """`fft`: run the forward pass (and the stride-1 input gradient) through conv_fft
+        (True), never (False), or where conv_fft.fft_worthwhile says so (None)."""
         self.g = g
         self.out_c = out_c
         self.dtype = np.dtype(dtype)
@@ -117,6 +145,9 @@ class ConvEngine:
         self.empty = 0 in (g.n, g.h, g.w, g.c, g.out_h, g.out_w, out_c)
         self._flip: Optional[ConvEngine] = None
         self._flip_checked = False
+        self._fft_wanted = fft
+        self._fft: Optional[FFTConv] = None
+        self._fft_checked = False
 
     # -- im2col ----------------------------------------------------------------------------------
     def _cols(self, x: np.ndarray, n0: int, n1: int, r0: int, r1: int) -> np.ndarray:
@@ -141,6 +172,9 @@ class ConvEngine:
         w2 = w.reshape(self.k, self.out_c)
         if self.empty:
             return np.zeros((g.n, g.out_h, g.out_w, self.out_c), self.dtype)
+        fft = self._fft_engine()
+        if fft is not None:
+            return self._fft_forward(fft, x, w)
         if self.pointwise:
             return np.dot(x.reshape(-1, g.c), w2).reshape(g.n, g.h, g.w, self.out_c)
         out = np.empty((g.n, g.out_h, g.out_w, self.out_c), self.dtype)
@@ -155,6 +189,37 @@ class ConvEngine:
         self.runner.run(len(chunks), chunk, self.parallel)
         return out
 
+    def _fft_engine(self) -> Optional[FFTConv]:
+        if not self._fft_checked:  # built on first use
+            wanted = self._fft_wanted
+            if wanted is None:
+                wanted = fft_worthwhile(self.g, self.out_c, self.dtype)
+            self._fft = FFTConv(self.g, self.out_c, self.dtype) if wanted else None
+            self._fft_checked = True
+        return self._fft
+
+    def _fft_starts(self, fft: FFTConv) -> tuple[range, int]:
+        """The first image of each chunk, and the images per chunk."""
+        n = self.g.n
+        per = min(fft.max_images, n)
+        if self.parallel:  # at least two chunks per thread, as the im2col chunks
+            per = min(per, max(1, -(-n // (2 * (self.runner.helpers + 1)))))
+        return range(0, n, per), per
+
+    def _fft_forward(self, fft: FFTConv, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+        g = self.g
+        spectrum = fft.filter_spectrum(w)
+        out = np.empty((g.n, g.out_h, g.out_w, self.out_c), self.dtype)
+        starts, per = self._fft_starts(fft)
+
+        def chunk(i: int) -> None:
+            n0 = starts[i]
+            n1 = min(n0 + per, g.n)
+            fft.forward_into(x[n0:n1], spectrum, out[n0:n1])
+
+        self.runner.run(len(starts), chunk, self.parallel)
+        return out
+
     def filter_grad(self, x: np.ndarray, dy: np.ndarray) -> np.ndarray:
         g = self.g
         dy = np.ascontiguousarray(dy)
@@ -162,6 +227,9 @@ class ConvEngine:
             return np.zeros((g.kh, g.kw, g.c, self.out_c), self.dtype)
         if self.pointwise:
             return np.dot(x.reshape(-1, g.c).T, dy.reshape(-1, self.out_c)).reshape(1, 1, g.c, self.out_c)
+        fft = self._fft_engine()
+        if fft is not None:
+            return self._fft_filter_grad(fft, x, dy)
         chunks = self.chunks
         parts = np.empty((len(chunks), self.k, self.out_c), self.dtype)  # one partial sum per chunk
 
@@ -174,13 +242,28 @@ class ConvEngine:
         total = parts[0] if len(chunks) == 1 else np.add.reduce(parts, axis=0)
         return total.reshape(g.kh, g.kw, g.c, self.out_c)
 
+    def _fft_filter_grad(self, fft: FFTConv, x: np.ndarray, dy: np.ndarray) -> np.ndarray:
+        g = self.g
+        starts, per = self._fft_starts(fft)
+        parts = np.empty((len(starts), fft.ph * fft.fw, g.c, self.out_c), fft.cdtype)  # per chunk
+
+        def chunk(i: int) -> None:
+            n0 = starts[i]
+            n1 = min(n0 + per, g.n)
+            fft.filter_grad_part(x[n0:n1], dy[n0:n1], parts[i])
+
+        self.runner.run(len(starts), chunk, self.parallel)
+        total = parts[0] if len(starts) == 1 else np.add.reduce(parts, axis=0)
+        return fft.filter_grad_finish(total)
+
     def input_grad(self, dy: np.ndarray, w: np.ndarray) -> np.ndarray:
         g = self.g
         if self.empty:
             return np.zeros((g.n, g.h, g.w, g.c), self.dtype)
         if not self._flip_checked:  # built on first use: most engines never need it
             flippable = g.sh == g.sw == 1 and g.c >= 8
-            self._flip = _flip_engine(g, self.out_c, self.dtype, self.runner) if flippable else None
+            self._flip = _flip_engine(g, self.out_c, self.dtype, self.runner, self._fft_wanted) if flippable \
+                else None
             self._flip_checked = True
         if self._flip is not None:
             flipped = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))
@@ -222,7 +305,8 @@ class ConvEngine:
             dx[...] = acc[:, g.pad_top:g.pad_top + g.h, g.pad_left:g.pad_left + g.w]
 
 
-def _flip_engine(g: Geometry, out_c: int, dtype: Any, runner: ChunkRunner) -> Optional[ConvEngine]:
+def _flip_engine(g: Geometry, out_c: int, dtype: Any, runner: ChunkRunner,
+                 fft: Optional[bool]) -> Optional[ConvEngine]:
     """At stride 1 the input gradient is a full correlation of the output gradient with the
     filter rotated 180 degrees (in and out channels swapped): a forward convolution whose
     padding puts every window tap that reached the input back over it."""
@@ -234,7 +318,7 @@ def _flip_engine(g: Geometry, out_c: int, dtype: Any, runner: ChunkRunner) -> Op
         return None
     flip = Geometry(g.n, g.out_h, g.out_w, out_c, g.kh, g.kw, 1, 1, g.dh, g.dw,
                     top, bottom, left, right, g.h, g.w)
-    return ConvEngine(flip, g.c, dtype, runner)
+    return ConvEngine(flip, g.c, dtype, runner, fft)
 
 
 def _chunks(n: int, out_h: int, row_bytes: int, workers: int,
