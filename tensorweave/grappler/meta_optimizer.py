@@ -2,7 +2,7 @@
 
 Once per step plan (plans are cached per run signature, so steady steps pay nothing). The
 passes run in TensorFlow's order (common subgraph elimination, constant folding, arithmetic
-simplification, remapper fusion, dependency optimisation), the whole sequence
+simplification, remapper fusion, dependency optimisation, memory optimisation), the whole sequence
 `meta_optimizer_iterations` times or until a round changes nothing. Graphs with fewer nodes than
 `min_graph_nodes` are left alone. The user's Graph is never modified: the result is a list of
 Operations where rewritten nodes are plan-private copies (graph_view.py).
@@ -29,6 +29,7 @@ from tensorweave.framework.graph_def import GraphDef, node_def
 from tensorweave.framework.kernel_contract import ControlFlowKind
 from tensorweave.grappler import (arithmetic_optimizer, common_subgraph_elimination, constant_folding,
                                   dependency_optimizer, remapper)
+from tensorweave.grappler import memory_optimizer
 from tensorweave.grappler.graph_view import OptGraph
 from tensorweave.grappler.pass_context import PassContext
 from tensorweave.grappler.settings import Settings, settings_for
@@ -38,6 +39,8 @@ _log = logging.getLogger("tensorweave.grappler")
 _dump_counter = itertools.count()
 
 Pass = Callable[[OptGraph, PassContext], bool]
+# Passes that run in the first round only (TF's IsRunOnceOptimizer).
+RUN_ONCE = frozenset(("memory_optimization",))
 
 
 def enabled_passes(settings: Settings) -> list[tuple[str, Pass]]:
@@ -48,6 +51,7 @@ def enabled_passes(settings: Settings) -> list[tuple[str, Pass]]:
         ("arithmetic_optimization", settings.arithmetic_optimization, arithmetic_optimizer.optimize),
         ("remapping", settings.remapping, remapper.optimize),
         ("dependency_optimization", settings.dependency_optimization, dependency_optimizer.optimize),
+        ("memory_optimization", settings.recomputation, memory_optimizer.optimize),
     ]
     return [(name, fn) for name, on, fn in table if on]
 
@@ -85,9 +89,11 @@ def run_passes(ops: Sequence[Operation], fetches: Sequence[Tensor], targets: Seq
     graph = OptGraph(ops, fetches, targets, feeds, _in_loops(ops, feeds))
     context = PassContext(settings, devices)
     changed = False
-    for _ in range(settings.iterations):
+    for iteration in range(settings.iterations):
         round_changed = False
-        for _, fn in passes:
+        for name, fn in passes:
+            if iteration and name in RUN_ONCE:
+                continue
             round_changed |= fn(graph, context)
         changed |= round_changed
         if not round_changed:

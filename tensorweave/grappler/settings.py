@@ -4,6 +4,8 @@
 AGGRESSIVE; DEFAULT means TF's default, which is on for the passes built here),
 `disable_meta_optimizer`, `meta_optimizer_iterations` (DEFAULT_NUM_ITERS means TWO) and
 `min_graph_nodes` (0: TF's default of 4; negative: optimise every graph).
+`memory_optimization` is a MemOptType, not a Toggle (memory_optimizer.py reads it), and
+`memory_optimizer_target_node_name_scope` names the gradient nodes it serves.
 `graph_options.optimizer_options` is the older OptimizerOptions, read by TF's classic graph
 optimizer, which runs besides Grappler: at opt_level L1 (the default), or with
 do_common_subexpression_elimination / do_constant_folding set, it eliminates common
@@ -12,7 +14,7 @@ only when both say so. `max_folded_constant_in_bytes` caps folded constants (0: 
 
 For tests and benchmarks the environment variable TW_GRAPPLER overrides the configuration:
 `aggressive` turns every pass on for every graph (and makes optimizer errors fail the step),
-`off` turns every pass off.
+`off` turns every pass off. `aggressive` recomputes with RECOMPUTATION_HEURISTICS.
 """
 from __future__ import annotations
 
@@ -38,14 +40,24 @@ class Settings:
     min_graph_nodes: int = _DEFAULT_MIN_GRAPH_NODES
     max_constant_bytes: int = _MAX_CONSTANT_BYTES
     fail_on_errors: bool = False
+    memory_optimization: int = _RC.DEFAULT_MEM_OPT
+    memory_target_scope: str = ""  # "": TF's "gradients/"
 
     @property
     def any_pass(self) -> bool:
         return (self.common_subgraph_elimination or self.constant_folding or self.arithmetic_optimization
-                or self.remapping or self.dependency_optimization)
+                or self.remapping or self.dependency_optimization
+                or self.recomputation)
+
+    @property
+    def recomputation(self) -> bool:
+        """Whether memory_optimization is a MemOptType that recomputes (TF's
+        RecomputationRewritingPass runs for these; the others need a GPU here)."""
+        return self.memory_optimization in _RECOMPUTING
 
 
-ALL_ON = Settings(min_graph_nodes=-1, fail_on_errors=True)
+_RECOMPUTING = (_RC.RECOMPUTATION_HEURISTICS, _RC.HEURISTICS, _RC.MANUAL)
+ALL_ON = Settings(min_graph_nodes=-1, fail_on_errors=True, memory_optimization=_RC.RECOMPUTATION_HEURISTICS)
 ALL_OFF = Settings(False, False, False, False, False)
 
 
@@ -77,4 +89,6 @@ def settings_for(config: Any) -> Settings:
         iterations=iterations,
         min_graph_nodes=min_nodes,
         max_constant_bytes=classic.max_folded_constant_in_bytes or _MAX_CONSTANT_BYTES,
-        fail_on_errors=rewrite.fail_on_optimizer_errors)
+        fail_on_errors=rewrite.fail_on_optimizer_errors,
+        memory_optimization=rewrite.memory_optimization if meta else _RC.NO_MEM_OPT,
+        memory_target_scope=rewrite.memory_optimizer_target_node_name_scope)
