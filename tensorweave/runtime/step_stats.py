@@ -20,13 +20,15 @@ _US = 1000
 class _DeviceMemory:
     """Bytes of live outputs held by one device during one step."""
 
-    __slots__ = ("device", "live", "peak", "values")
+    __slots__ = ("device", "live", "peak", "peak_here", "values", "persistent")
 
     def __init__(self, device: Any) -> None:
         self.device = device
         self.live = 0
         self.peak = 0
-        self.values: dict[int, list[Any]] = {}  # id(array) -> [remaining consumers, nbytes, array]
+        self.peak_here = 0  # bytes in use when the last node's outputs were all allocated
+        self.values: dict[int, list[Any]] = {}  # id(buffer) -> [remaining consumers, nbytes, buffer]
+        self.persistent: dict[int, Any] = {}  # id(buffer) -> buffer, of variables and constants
 
 
 class StepTracer:
@@ -61,7 +63,7 @@ class StepTracer:
         with self._lock:
             memory = self._memory_of(device)
             allocated, live, records = self._allocate(memory, item, outputs, uses, end_ns)
-            in_use = memory.live
+            in_use = memory.peak_here
             freed = self._release(memory, inputs_done)
             row = (item, start_ns, end_ns, described, threading.get_ident(), allocated, live, in_use, records)
             self._records.setdefault(device.name, []).append(row)
@@ -74,32 +76,47 @@ class StepTracer:
     def _allocate(memory: _DeviceMemory, item: Any, outputs: Iterable[Any], uses: Sequence[int],
                   end_ns: int) -> tuple[int, int, list[tuple[int, int]]]:
         """Holds a node's outputs (under the lock): (bytes newly allocated, of those the bytes
-        still live after the node, TF's allocation records)."""
-        if not holds_memory(item):
-            return 0, 0, []
+        still live after the node, TF's allocation records). Bytes are counted per buffer: an
+        output that is the buffer of an input, or a view of it (Identity, Reshape), extends that
+        buffer's life and allocates nothing, as TF forwards buffers; one that is the storage of
+        a variable or a constant (a TF1 variable read) allocates nothing either."""
+        persistent = not holds_memory(item)
         allocated = live = 0
         records = []
         short_lived = []
         for port, value in enumerate(outputs):
+            if type(value) is VariableCell:
+                value = value.value
             if type(value) is not np.ndarray:
                 continue
+            root = _buffer(value)
+            key = id(root)
+            if persistent:
+                memory.persistent[key] = root
+                continue
+            if memory.persistent.get(key) is root:
+                continue
             count = uses[port] if port < len(uses) else 0
-            entry = memory.values.get(id(value))
-            if entry is not None and entry[2] is value:  # a buffer forwarded (Identity): counted once
+            entry = memory.values.get(key)
+            if entry is not None and entry[2] is root:
                 entry[0] += count
                 continue
-            nbytes = value.nbytes
-            memory.values[id(value)] = [count, nbytes, value]
+            nbytes = root.nbytes
+            memory.values[key] = [count, nbytes, root]
             memory.live += nbytes
             allocated += nbytes
             records.append((end_ns // _US, nbytes))
             if count:
                 live += nbytes
             else:
-                short_lived.append(id(value))
+                short_lived.append(key)
+        memory.peak_here = memory.live
         memory.peak = max(memory.peak, memory.live)
         for key in short_lived:  # nobody reads it: freed as soon as the node is done
-            memory.live -= memory.values.pop(key)[1]
+            entry = memory.values[key]
+            if entry[0] <= 0:
+                del memory.values[key]
+                memory.live -= entry[1]
         return allocated, live, records
 
     @staticmethod
@@ -107,12 +124,15 @@ class StepTracer:
         """One consumer is done with each of `values` (under the lock); returns bytes freed."""
         freed = 0
         for value in values:
-            entry = memory.values.get(id(value))
-            if entry is None or entry[2] is not value:
+            if type(value) is not np.ndarray:
+                continue
+            root = _buffer(value)
+            entry = memory.values.get(id(root))
+            if entry is None or entry[2] is not root:
                 continue
             entry[0] -= 1
             if entry[0] <= 0:
-                del memory.values[id(value)]
+                del memory.values[id(root)]
                 freed += entry[1]
         memory.live -= freed
         return freed
@@ -138,6 +158,7 @@ class StepTracer:
             leftovers = [(m.device, sum(e[1] for e in m.values.values())) for m in self._memory.values()]
             for m in self._memory.values():
                 m.values.clear()
+                m.persistent.clear()
                 m.live = 0
         for device, nbytes in leftovers:
             if nbytes:
@@ -186,6 +207,14 @@ def consumers_per_output(tables: Any) -> list[list[int]]:
             if dst_index >= 0:
                 counts[it.id][port] += 1
     return counts
+
+
+def _buffer(value: np.ndarray) -> np.ndarray:
+    """The array that owns the memory `value` views (itself if it owns it)."""
+    base = value.base
+    while isinstance(base, np.ndarray):
+        value, base = base, base.base
+    return value
 
 
 def peak_bytes_in_use(step_stats: Any) -> dict[str, int]:
