@@ -1,6 +1,9 @@
 """Grappler's memory optimizer: recomputation of cheap forward values for gradient nodes
 (RECOMPUTATION_HEURISTICS, HEURISTICS, MANUAL with `_recompute_hint`), what it leaves alone, its
 triggers, the numbers and gradients it keeps, and the peak memory it saves."""
+import json
+import os
+
 import numpy as np
 import pytest
 from tensorboard.compat.proto import attr_value_pb2, rewriter_config_pb2
@@ -11,10 +14,12 @@ from tensorweave.grappler.settings import Settings, settings_for
 from tensorweave.runtime.executor_choice import ExecutorStrategy
 from tensorweave.runtime.step_stats import peak_bytes_in_use
 from tensorweave.testing import gradient_checker
+from tests.data import memory_models
 from tests.grappler.helpers import GrapplerEnv, by_name, optimize
 
 RC = rewriter_config_pb2.RewriterConfig
 RNG = np.random.RandomState(0)
+DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 
 
 def only_memory(mode=RC.RECOMPUTATION_HEURISTICS, scope=""):
@@ -254,3 +259,35 @@ def test_recomputation_lowers_the_peak_of_a_deep_gelu_mlp(strategy):
         # pass; with: only the pre-activation (and a layer's worth of copies at a time)
         assert peaks[RC.NO_MEM_OPT] >= 8 * 5 * activation
         assert peaks[RC.RECOMPUTATION_HEURISTICS] <= 0.4 * peaks[RC.NO_MEM_OPT]
+
+
+def test_recomputes_what_tensorflow_recomputes_with_its_numbers():
+    with open(os.path.join(DATA, "tf_memory_expected.json")) as f:
+        expected = json.load(f)
+    with tf.Graph().as_default():
+        x, loss, grads, feed = memory_models.swish_mlp(tf)
+        values, _, md = run_with(RC.RECOMPUTATION_HEURISTICS, [loss] + grads, feed)
+        graph = {n.name: n for g in md.partition_graphs for n in g.node}
+    for ours, theirs in zip(values, expected["on"]["values"]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-7)
+    for off, on in zip(expected["off"]["values"], expected["on"]["values"]):
+        np.testing.assert_array_equal(off, on)               # TF: recomputation changes no number
+    for name, node in expected["on"]["recomputed"].items():
+        assert name in graph and graph[name].op == node["op"]
+        if name.startswith(("Recomputed/layer0/", "Recomputed/layer1/")):  # (TF's arithmetic pass
+            ours = sorted(i for i in graph[name].input if not i.startswith("^"))  # rewrote layer2)
+            assert ours == sorted(node["inputs"])
+        assert _waits_for_gradients(graph, name)
+
+
+def _waits_for_gradients(graph, name):
+    """Whether a recomputed node waits, by control edges, on a gradient node (directly, through a
+    trigger, or through the recomputed nodes it reads)."""
+    node = graph[name]
+    for i in node.input:
+        src = i.lstrip("^").split(":")[0]
+        if i.startswith("^") and (src.startswith("gradients/") or src.startswith("RecomputeTrigger/")):
+            return True
+        if src.startswith("Recomputed/") and _waits_for_gradients(graph, src):
+            return True
+    return False
