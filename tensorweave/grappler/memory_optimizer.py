@@ -22,7 +22,9 @@ Which nodes (TF's rules):
   GPU and memory pressure; there is no GPU memory to relieve here).
 A candidate is never a target itself, fed, stateful, control flow or inside a loop, nor
 downstream of a target (TF skips only those with a target input; a value computed from
-gradients is not a forward activation). Candidates are grouped by data edges into connected
+gradients is not a forward activation), nor a reader of a variable or other state (unlike TF: a
+copy that reads a TF1 variable read late sees the update the optimizer may have applied to it
+meanwhile, so its gradient would be wrong). Candidates are grouped by data edges into connected
 groups (an MLP's layers are apart: MatMul is not cheap); in each group the nodes feeding targets
 and the group nodes they are computed from are copied.
 
@@ -54,6 +56,18 @@ CHEAP_OPS = frozenset((
 
 
 
+def _reads_state(node: Node) -> bool:
+    """Whether a value may change during the step after it was made: a variable's storage (a
+    TF1 read aliases it) or any stateful op's output. A copy reading it late could see an
+    update the optimizer applied meanwhile (the weights of later layers are updated while the
+    backward pass goes on), so such readers are not recomputed."""
+    if node.fed is not None or node.op_def is None:
+        return False
+    if node.op_def.is_stateful:
+        return True
+    return node.type == "Identity" and bool(node.inputs) and _reads_state(node.inputs[0][0])
+
+
 def optimize(graph: OptGraph, context: PassContext) -> bool:
     settings = context.settings
     if not settings.recomputation:
@@ -80,7 +94,8 @@ class Recomputation:
                 below_target.add(id(n))
         self.candidates = {id(n) for n in self.nodes
                            if id(n) not in below_target and n.name not in fed and not n.opaque
-                           and (RECOMPUTE_HINT in n.attrs or (heuristic and n.type in CHEAP_OPS))}
+                           and (RECOMPUTE_HINT in n.attrs or (heuristic and n.type in CHEAP_OPS))
+                           and not any(_reads_state(src) for src, _ in n.inputs)}
 
     def is_target(self, node: Node) -> bool:
         name = node.name
