@@ -22,6 +22,12 @@ RNG = np.random.RandomState(0)
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 
 
+@pytest.fixture(autouse=True)
+def configured_passes(monkeypatch):
+    """These tests compare configurations: the TW_GRAPPLER test mode would override them."""
+    monkeypatch.delenv("TW_GRAPPLER", raising=False)
+
+
 def only_memory(mode=RC.RECOMPUTATION_HEURISTICS, scope=""):
     return Settings(False, False, False, False, False, min_graph_nodes=-1, fail_on_errors=True,
                     memory_optimization=mode, memory_target_scope=scope)
