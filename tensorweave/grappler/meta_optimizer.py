@@ -3,7 +3,7 @@
 Once per step plan (plans are cached per run signature, so steady steps pay nothing). The
 passes run in TensorFlow's order (common subgraph elimination, constant folding, shape
 optimisation, arithmetic simplification, loop optimisation, layout optimisation, remapper
-fusion, dependency optimisation), the whole sequence
+fusion, dependency optimisation, memory optimisation), the whole sequence
 `meta_optimizer_iterations` times or until a round changes nothing. Graphs with fewer nodes than
 `min_graph_nodes` are left alone. The user's Graph is never modified: the result is a list of
 Operations where rewritten nodes are plan-private copies (graph_view.py).
@@ -30,7 +30,7 @@ from tensorweave.framework.graph_def import GraphDef, node_def
 from tensorweave.framework.kernel_contract import ControlFlowKind
 from tensorweave.grappler import (arithmetic_optimizer, common_subgraph_elimination, constant_folding,
                                   dependency_optimizer, remapper)
-from tensorweave.grappler import layout_optimizer, loop_optimizer, shape_optimizer
+from tensorweave.grappler import layout_optimizer, loop_optimizer, memory_optimizer, shape_optimizer
 from tensorweave.grappler.graph_view import OptGraph
 from tensorweave.grappler.pass_context import PassContext
 from tensorweave.grappler.settings import Settings, settings_for
@@ -40,6 +40,8 @@ _log = logging.getLogger("tensorweave.grappler")
 _dump_counter = itertools.count()
 
 Pass = Callable[[OptGraph, PassContext], bool]
+# Passes that run in the first round only (TF's IsRunOnceOptimizer).
+RUN_ONCE = frozenset(("memory_optimization",))
 
 
 def enabled_passes(settings: Settings) -> list[tuple[str, Pass]]:
@@ -53,6 +55,7 @@ def enabled_passes(settings: Settings) -> list[tuple[str, Pass]]:
         ("layout_optimizer", settings.layout_optimizer, layout_optimizer.optimize),
         ("remapping", settings.remapping, remapper.optimize),
         ("dependency_optimization", settings.dependency_optimization, dependency_optimizer.optimize),
+        ("memory_optimization", settings.recomputation, memory_optimizer.optimize),
     ]
     return [(name, fn) for name, on, fn in table if on]
 
@@ -90,9 +93,11 @@ def run_passes(ops: Sequence[Operation], fetches: Sequence[Tensor], targets: Seq
     graph = OptGraph(ops, fetches, targets, feeds, _in_loops(ops, feeds))
     context = PassContext(settings, devices)
     changed = False
-    for _ in range(settings.iterations):
+    for iteration in range(settings.iterations):
         round_changed = False
-        for _, fn in passes:
+        for name, fn in passes:
+            if iteration and name in RUN_ONCE:
+                continue
             round_changed |= fn(graph, context)
         changed |= round_changed
         if not round_changed:

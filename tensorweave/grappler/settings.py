@@ -4,6 +4,8 @@
 AGGRESSIVE; DEFAULT means TF's default, which is on for the passes built here),
 `disable_meta_optimizer`, `meta_optimizer_iterations` (DEFAULT_NUM_ITERS means TWO) and
 `min_graph_nodes` (0: TF's default of 4; negative: optimise every graph).
+`memory_optimization` is a MemOptType, not a Toggle (memory_optimizer.py reads it), and
+`memory_optimizer_target_node_name_scope` names the gradient nodes it serves.
 `graph_options.optimizer_options` is the older OptimizerOptions, read by TF's classic graph
 optimizer, which runs besides Grappler: at opt_level L1 (the default), or with
 do_common_subexpression_elimination / do_constant_folding set, it eliminates common
@@ -13,7 +15,8 @@ only when both say so. `max_folded_constant_in_bytes` caps folded constants (0: 
 For tests and benchmarks the environment variable TW_GRAPPLER overrides the configuration:
 `aggressive` turns every pass on for every graph (and makes optimizer errors fail the step),
 `off` turns every pass off but function inlining, which the configuration still decides (it
-runs after placement, on the partitions: grappler/function_optimizer.py).
+runs after placement, on the partitions: grappler/function_optimizer.py). `aggressive` also
+recomputes, with RECOMPUTATION_HEURISTICS.
 """
 from __future__ import annotations
 
@@ -43,17 +46,26 @@ class Settings:
     function_optimization: bool = True   # function calls inlined into the plan (runtime/inlining.py)
     shape_optimization: bool = True
     layout_optimizer: bool = True
+    memory_optimization: int = _RC.DEFAULT_MEM_OPT
+    memory_target_scope: str = ""  # "": TF's "gradients/"
 
     @property
     def any_pass(self) -> bool:
         return (self.common_subgraph_elimination or self.constant_folding or self.arithmetic_optimization
                 or self.remapping or self.dependency_optimization or self.loop_optimization
-                or self.shape_optimization or self.layout_optimizer)
+                or self.shape_optimization or self.layout_optimizer or self.recomputation)
+
+    @property
+    def recomputation(self) -> bool:
+        """Whether memory_optimization is a MemOptType that recomputes (TF's
+        RecomputationRewritingPass runs for these; the others need a GPU here)."""
+        return self.memory_optimization in _RECOMPUTING
 
 
-ALL_ON = Settings(min_graph_nodes=-1, fail_on_errors=True)
+_RECOMPUTING = (_RC.RECOMPUTATION_HEURISTICS, _RC.HEURISTICS, _RC.MANUAL)
+ALL_ON = Settings(min_graph_nodes=-1, fail_on_errors=True, memory_optimization=_RC.RECOMPUTATION_HEURISTICS)
 ALL_OFF = Settings(False, False, False, False, False, loop_optimization=False, function_optimization=False,
-                   shape_optimization=False, layout_optimizer=False)
+                   shape_optimization=False, layout_optimizer=False, memory_optimization=_RC.NO_MEM_OPT)
 _ALL_OFF_INLINING = dataclasses.replace(ALL_OFF, function_optimization=True)
 
 
@@ -92,4 +104,6 @@ def settings_for(config: Any) -> Settings:
         # TF's classic optimizer inlines too when OptimizerOptions.do_function_inlining is set
         function_optimization=inlining,
         shape_optimization=meta and _on(rewrite.shape_optimization),
-        layout_optimizer=meta and _on(rewrite.layout_optimizer))
+        layout_optimizer=meta and _on(rewrite.layout_optimizer),
+        memory_optimization=rewrite.memory_optimization if meta else _RC.NO_MEM_OPT,
+        memory_target_scope=rewrite.memory_optimizer_target_node_name_scope)

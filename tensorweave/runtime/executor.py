@@ -51,7 +51,7 @@ from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables
 from tensorweave.runtime.kernel_scheduling import ExpensiveKernels
 from tensorweave.runtime.plan_learning import PlanLearning
 from tensorweave.runtime.step_context import DEAD, StepContext, deadline_exceeded
-from tensorweave.runtime.step_stats import StepTracer, consumers_per_output, holds_memory
+from tensorweave.runtime.step_stats import StepTracer, consumers_per_output
 from tensorweave.runtime.thread_pool import CallerHelp, Continuation, Wakeup
 
 RETURNED = object()  # marks that an asynchronous kernel's call returned before its `done`
@@ -517,7 +517,7 @@ class TracingExecutorState(ExecutorState):
         assert tracer is not None  # new_state: only for traced steps
         self.tracer: StepTracer = tracer
         self.consumers = executor.consumers()
-        self.started: dict[int, int] = {}
+        self.started: dict[int, tuple[int, list[Any]]] = {}
 
     def run_nodes(self, ready: "collections.deque[TaggedNode]") -> None:
         while ready:
@@ -533,23 +533,19 @@ class TracingExecutorState(ExecutorState):
 
     def process(self, tagged: TaggedNode) -> Optional[tuple]:
         item, state, _ = tagged
-        inputs = state.input_tensors[item.slot:item.slot_end]
-        self.started[id(tagged)] = self.tracer.now()
-        outputs = super().process(tagged)
-        self.tracer.release(self.device, inputs)  # one use of each input is over
-        return outputs
+        # Its inputs stay counted while it runs and its outputs are allocated (finish_node).
+        self.started[id(tagged)] = (self.tracer.now(), state.input_tensors[item.slot:item.slot_end])
+        return super().process(tagged)
 
     def finish_node(self, tagged: TaggedNode, outputs: tuple, ready: "collections.deque[TaggedNode]") -> None:
         item, _, is_dead = tagged
-        start = self.started.pop(id(tagged), None)
+        start, inputs = self.started.pop(id(tagged), (None, ()))
         ran = not is_dead or item.control_flow is not None or (item.is_transfer and item.num_outputs > 0)
         if start is not None and not item.is_sink and ran:
-            self.tracer.record(self.device, item, start, self.tracer.now(), outputs)
-            if holds_memory(item):
-                counts = self.consumers[item.id]
-                for port, value in enumerate(outputs):
-                    if value is not DEAD:
-                        self.tracer.hold(self.device, value, counts[port])
+            self.tracer.node_done(self.device, item, start, self.tracer.now(), outputs, self.consumers[item.id],
+                                  inputs)
+        else:
+            self.tracer.release(self.device, inputs)  # one use of each input is over
         super().finish_node(tagged, outputs, ready)
 
 

@@ -35,14 +35,13 @@ from tensorweave.runtime.executor import RETURNED, DataflowExecutor, TracingExec
 from tensorweave.runtime.executor_tables import CHECK_EVERY, CONTROL_TRIGGER, MERGE
 from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables, topological_order
 from tensorweave.runtime.step_context import DEAD, StepContext
-from tensorweave.runtime.step_stats import holds_memory
 
 
 class Instruction:
     """One node of the program, built once with the interpreter."""
 
     __slots__ = ("compute", "in_slots", "out_slot", "num_outputs", "needs_step", "free_slots", "item",
-                 "is_async", "deadness", "control_sources", "check")
+                 "is_async", "deadness", "control_sources", "check", "last_uses", "out_uses")
 
     def __init__(self, item: NodeItem, in_slots: tuple[int, ...], out_slot: int,
                  free_slots: tuple[int, ...], deadness: bool, control_sources: tuple[int, ...],
@@ -53,8 +52,14 @@ class Instruction:
         self.num_outputs = item.num_outputs
         self.needs_step = item.kernel_call is not KernelCall.PLAIN
         self.is_async = item.kernel_call is KernelCall.ASYNC  # compute(step, done, *inputs)
-        self.free_slots = free_slots  # values used for the last time here
+        # Values used for the last time here, and the outputs of the instruction before that
+        # nothing reads (a multi-output op's unused outputs, a target's): dropped before the call.
+        self.free_slots = free_slots
         self.item = item
+        # For traced steps (step_stats.StepTracer): the values whose last use this node is,
+        # and how many uses each of its outputs has (0: nothing reads it; fetched: 1).
+        self.last_uses: tuple[int, ...] = ()
+        self.out_uses: tuple[int, ...] = ()
         # A control-flow node, or one that may see dead values (a Switch reaches it).
         self.deadness = deadness
         self.control_sources = control_sources  # nodes whose deadness flows in by control edges
@@ -128,16 +133,24 @@ class SequentialInterpreter:
                 last_use[s] = pos
         self.fetch_slots = [sources[sid][0] for sid in tables.fetch_items]
         keep = set(self.fetch_slots)
-        frees: dict[int, list[int]] = {}
+        last_uses: dict[int, list[int]] = {}
         for slot, pos in last_use.items():
             if slot not in keep:
-                frees.setdefault(pos, []).append(slot)
+                last_uses.setdefault(pos, []).append(slot)
+        # An output nothing reads dies right after its node: the next instruction drops it.
+        unused = {pos: [base[nid] + port for port in range(items[nid].num_outputs)
+                        if base[nid] + port not in last_use and base[nid] + port not in keep]
+                  for pos, nid in enumerate(order)}
         marked, control_sources = _deadness_marks(tables)
-        self.program = [Instruction(items[nid], tuple(sources[nid]), base[nid], tuple(frees.get(pos, ())),
+        self.program = [Instruction(items[nid], tuple(sources[nid]), base[nid],
+                                    tuple(last_uses.get(pos, []) + unused.get(pos - 1, [])),
                                     nid in marked or items[nid].kind in (MERGE, CONTROL_TRIGGER),
                                     tuple(control_sources.get(nid, ())),
                                     items[nid].expensive or pos % CHECK_EVERY == CHECK_EVERY - 1)
                         for pos, nid in enumerate(order)]
+        for pos, ins in enumerate(self.program):
+            ins.last_uses = tuple(last_uses.get(pos, ()))
+            ins.out_uses = tuple(0 if ins.out_slot + port in unused[pos] else 1 for port in range(ins.num_outputs))
         self.num_slots = num_slots
         self.has_deadness = any(ins.deadness for ins in self.program)
         # each node's position in the program (fetch sinks, which it skips, come last)
@@ -298,13 +311,11 @@ class SequentialInterpreter:
                     outputs = [result] if n == 1 else list(result) if n else []
                 result = None
                 vals[ins.out_slot:ins.out_slot + n] = outputs
+                done = [vals[s] for s in ins.last_uses]
                 if ran:
-                    tracer.record(device, ins.item, start, tracer.now(), outputs)
-                    if holds_memory(ins.item):
-                        for value in outputs:
-                            if value is not DEAD:
-                                tracer.hold(device, value, 1)
-                tracer.release(device, [vals[s] for s in ins.free_slots])
+                    tracer.node_done(device, ins.item, start, tracer.now(), outputs, ins.out_uses, done)
+                else:
+                    tracer.release(device, done)
                 for s in ins.free_slots:
                     vals[s] = None
         except Exception as err:
@@ -340,6 +351,7 @@ class SequentialInterpreter:
         executed = [(done.item, tuple(vals[done.out_slot:done.out_slot + done.num_outputs]),
                      dead is not None and dead[done.item.id])
                     for done in self.program[:pos]]  # freed values: only run consumers needed them
+        inputs = [vals[s] for s in ins.last_uses]  # a traced step counts them until it completes
         vals.clear()  # from now on the executor's input slots hold what later nodes need
         state = fallback.new_state(step)
         position = self.position
@@ -347,7 +359,7 @@ class SequentialInterpreter:
         executed.clear()
         tagged = (ins.item, state.root_state, False)
         if isinstance(state, TracingExecutorState) and traced_start is not None:
-            state.started[id(tagged)] = traced_start  # its completion is recorded from there
+            state.started[id(tagged)] = (traced_start, inputs)  # its completion is recorded from there
         call.forward_to(lambda result: state.finish_async(tagged, result))
         state.run_ready(ready)
         return state.wait(step.remaining())

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Optional, Sequence
 
 import numpy as np
 from tensorboard.compat.proto import step_stats_pb2
@@ -20,13 +20,15 @@ _US = 1000
 class _DeviceMemory:
     """Bytes of live outputs held by one device during one step."""
 
-    __slots__ = ("device", "live", "peak", "values")
+    __slots__ = ("device", "live", "peak", "peak_here", "values", "persistent")
 
     def __init__(self, device: Any) -> None:
         self.device = device
         self.live = 0
         self.peak = 0
-        self.values: dict[int, list[Any]] = {}  # id(array) -> [remaining consumers, nbytes, array]
+        self.peak_here = 0  # bytes in use when the last node's outputs were all allocated
+        self.values: dict[int, list[Any]] = {}  # id(buffer) -> [remaining consumers, nbytes, buffer]
+        self.persistent: dict[int, Any] = {}  # id(buffer) -> buffer, of variables and constants
 
 
 class StepTracer:
@@ -42,7 +44,14 @@ class StepTracer:
     def now() -> int:
         return time.time_ns()
 
-    def record(self, device: Any, item: Any, start_ns: int, end_ns: int, outputs: Iterable[Any]) -> None:
+    def node_done(self, device: Any, item: Any, start_ns: int, end_ns: int, outputs: Iterable[Any],
+                  uses: Sequence[int], inputs_done: Iterable[Any]) -> None:
+        """A node ran on `device` from `start_ns` to `end_ns`. Its outputs were allocated
+        (`uses[port]`: how many consumers will read each; an output nobody reads is freed at
+        once) while its inputs were still live; then its use of `inputs_done` is over. Records
+        the node with TF's memory fields: what it allocated (total and peak bytes), what of that
+        outlives it (live bytes), and the device's bytes in use at its high point (inputs and
+        outputs both alive)."""
         # NumPy scalars (a reduction's result) are outputs too, with shape () and their bytes; a
         # ref-typed variable output is described by the array it holds, as TF describes the ref.
         described = []
@@ -53,8 +62,80 @@ class StepTracer:
                 described.append((slot, value.dtype, value.shape, value.nbytes))
         with self._lock:
             memory = self._memory_of(device)
-            row = (item, start_ns, end_ns, described, threading.get_ident(), memory.live, memory.peak)
+            allocated, live, records = self._allocate(memory, item, outputs, uses, end_ns)
+            in_use = memory.peak_here
+            freed = self._release(memory, inputs_done)
+            row = (item, start_ns, end_ns, described, threading.get_ident(), allocated, live, in_use, records)
             self._records.setdefault(device.name, []).append(row)
+        if allocated:
+            device.stats.allocate(allocated)
+        if freed + allocated - live:
+            device.stats.free(freed + allocated - live)
+
+    @staticmethod
+    def _allocate(memory: _DeviceMemory, item: Any, outputs: Iterable[Any], uses: Sequence[int],
+                  end_ns: int) -> tuple[int, int, list[tuple[int, int]]]:
+        """Holds a node's outputs (under the lock): (bytes newly allocated, of those the bytes
+        still live after the node, TF's allocation records). Bytes are counted per buffer: an
+        output that is the buffer of an input, or a view of it (Identity, Reshape), extends that
+        buffer's life and allocates nothing, as TF forwards buffers; one that is the storage of
+        a variable or a constant (a TF1 variable read) allocates nothing either."""
+        persistent = not holds_memory(item)
+        allocated = live = 0
+        records = []
+        short_lived = []
+        for port, value in enumerate(outputs):
+            if type(value) is VariableCell:
+                value = value.value
+            if type(value) is not np.ndarray:
+                continue
+            root = _buffer(value)
+            key = id(root)
+            if persistent:
+                memory.persistent[key] = root
+                continue
+            if memory.persistent.get(key) is root:
+                continue
+            count = uses[port] if port < len(uses) else 0
+            entry = memory.values.get(key)
+            if entry is not None and entry[2] is root:
+                entry[0] += count
+                continue
+            nbytes = root.nbytes
+            memory.values[key] = [count, nbytes, root]
+            memory.live += nbytes
+            allocated += nbytes
+            records.append((end_ns // _US, nbytes))
+            if count:
+                live += nbytes
+            else:
+                short_lived.append(key)
+        memory.peak_here = memory.live
+        memory.peak = max(memory.peak, memory.live)
+        for key in short_lived:  # nobody reads it: freed as soon as the node is done
+            entry = memory.values[key]
+            if entry[0] <= 0:
+                del memory.values[key]
+                memory.live -= entry[1]
+        return allocated, live, records
+
+    @staticmethod
+    def _release(memory: _DeviceMemory, values: Iterable[Any]) -> int:
+        """One consumer is done with each of `values` (under the lock); returns bytes freed."""
+        freed = 0
+        for value in values:
+            if type(value) is not np.ndarray:
+                continue
+            root = _buffer(value)
+            entry = memory.values.get(id(root))
+            if entry is None or entry[2] is not root:
+                continue
+            entry[0] -= 1
+            if entry[0] <= 0:
+                del memory.values[id(root)]
+                freed += entry[1]
+        memory.live -= freed
+        return freed
 
     # -- live output bytes --------------------------------------------------------------------------
     def _memory_of(self, device: Any) -> _DeviceMemory:
@@ -63,35 +144,11 @@ class StepTracer:
             memory = self._memory[device.name] = _DeviceMemory(device)
         return memory
 
-    def hold(self, device: Any, value: Any, consumers: int) -> None:
-        """`value` was produced on `device` and stays alive until `consumers` nodes used it."""
-        if type(value) is not np.ndarray or consumers <= 0:
-            return
-        with self._lock:
-            memory = self._memory_of(device)
-            entry = memory.values.get(id(value))
-            if entry is not None:  # the same buffer forwarded (Identity): count it once
-                entry[0] += consumers
-                return
-            memory.values[id(value)] = [consumers, value.nbytes, value]
-            memory.live += value.nbytes
-            memory.peak = max(memory.peak, memory.live)
-        device.stats.allocate(value.nbytes)
-
     def release(self, device: Any, values: Iterable[Any]) -> None:
-        """One consumer on `device` is done with each of `values`."""
-        freed = 0
+        """One consumer on `device` that did not run (a dead node, a failed step) is done with
+        each of `values`."""
         with self._lock:
-            memory = self._memory_of(device)
-            for value in values:
-                entry = memory.values.get(id(value))
-                if entry is None or entry[2] is not value:
-                    continue
-                entry[0] -= 1
-                if entry[0] == 0:
-                    del memory.values[id(value)]
-                    freed += entry[1]
-            memory.live -= freed
+            freed = self._release(self._memory_of(device), values)
         if freed:
             device.stats.free(freed)
 
@@ -101,6 +158,7 @@ class StepTracer:
             leftovers = [(m.device, sum(e[1] for e in m.values.values())) for m in self._memory.values()]
             for m in self._memory.values():
                 m.values.clear()
+                m.persistent.clear()
                 m.live = 0
         for device, nbytes in leftovers:
             if nbytes:
@@ -116,8 +174,8 @@ class StepTracer:
         for device_name, rows in self._records.items():
             dev = step_stats.dev_stats.add()
             dev.device = device_name
-            for item, start, end, outputs, thread, live, peak in sorted(rows, key=lambda r: r[1]):
-                _fill_node(dev.node_stats.add(), item, start, end, outputs, thread, live, peak)
+            for row in sorted(rows, key=lambda r: r[1]):
+                _fill_node(dev.node_stats.add(), *row)
 
     def node_costs(self) -> dict[tuple[str, str], tuple[int, dict[int, tuple[Any, Any, int]]]]:
         """(device, node name) -> (microseconds, {output slot: (dtype, shape, bytes)})."""
@@ -151,14 +209,30 @@ def consumers_per_output(tables: Any) -> list[list[int]]:
     return counts
 
 
+def _buffer(value: np.ndarray) -> np.ndarray:
+    """The array that owns the memory `value` views (itself if it owns it)."""
+    base = value.base
+    while isinstance(base, np.ndarray):
+        value, base = base, base.base
+    return value
+
+
+def peak_bytes_in_use(step_stats: Any) -> dict[str, int]:
+    """Per device of a traced step's StepStats, the most bytes of live outputs it held at once
+    (TF's DeviceStepStats has no field for it: the high point of its nodes' allocator bytes in
+    use, as TF's timeline and tfprof read it)."""
+    return {dev.device: max((m.allocator_bytes_in_use for n in dev.node_stats for m in n.memory), default=0)
+            for dev in step_stats.dev_stats}
+
+
 def holds_memory(item: Any) -> bool:
     """Whether a node's outputs count as live bytes (not a fetch, not persistent state)."""
     op = item.op
     return not item.is_sink and not (op is not None and op.op_def.persistent_output)
 
 
-def _fill_node(node: Any, item: Any, start: int, end: int, outputs: list, thread: int, live: int,
-               peak: int) -> None:
+def _fill_node(node: Any, item: Any, start: int, end: int, outputs: list, thread: int, allocated: int,
+               live: int, in_use: int, records: list[tuple[int, int]]) -> None:
     node.node_name = item.name
     node.all_start_micros = start // _US
     node.all_start_nanos = start
@@ -178,11 +252,19 @@ def _fill_node(node: Any, item: Any, start: int, end: int, outputs: list, thread
         desc.allocation_description.requested_bytes = nbytes
         desc.allocation_description.allocated_bytes = nbytes
         desc.allocation_description.allocator_name = "cpu"
+    # TF's AllocatorMemoryUsed: the node's own allocations (its outputs; kernels' scratch
+    # space is not tracked here), and the allocator's bytes in use with its inputs and outputs
+    # both alive, the device's high point around this node.
     memory = node.memory.add()
     memory.allocator_name = "cpu"
+    memory.total_bytes = allocated
+    memory.peak_bytes = allocated
     memory.live_bytes = live
-    memory.peak_bytes = peak
-    memory.total_bytes = sum(o[3] for o in outputs)
+    memory.allocator_bytes_in_use = in_use
+    for micros, nbytes in records:
+        record = memory.allocation_records.add()
+        record.alloc_micros = micros
+        record.alloc_bytes = nbytes
 
 
 def timeline_label(op: Optional[Any], name: str) -> str:

@@ -222,7 +222,7 @@ def peak_on(sess, fetch, device):
     md = tf.RunMetadata()
     value = sess.run(fetch, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=md)
     stats = [d for d in md.step_stats.dev_stats if d.device == device][0]
-    return value, max(n.memory[0].peak_bytes for n in stats.node_stats)
+    return value, max(n.memory[0].allocator_bytes_in_use for n in stats.node_stats)
 
 
 def test_recv_scheduling_lowers_peak_memory():
