@@ -40,7 +40,7 @@ def optimize(ops: list[Operation], fetches: Sequence[Tensor], targets: Sequence[
     if any(d.device_type != "CPU" for d in devices) or not numba_available():
         return ops, fetches
     try:
-        graph = OptGraph(ops, fetches, targets, feeds, _in_loops(ops, feeds))
+        graph = OptGraph(ops, fetches, _plan_targets(ops, targets), feeds, _in_loops(ops, feeds))
         clusters = mark_for_compilation.clusters(graph, auto)
         if not clusters:
             return ops, fetches
@@ -51,9 +51,18 @@ def optimize(ops: list[Operation], fetches: Sequence[Tensor], targets: Sequence[
             return ops, fetches
         new_ops, new_fetches, _ = graph.materialize()
     except Exception as err:  # noqa: BLE001  (as a Grappler pass: a failure leaves the graph as it was)
-        _log.warning("JIT clustering skipped for this step plan: %s: %s", type(err).__name__, err)
+        _log.warning("JIT clustering skipped for this step plan: %s: %s", type(err).__name__, err, exc_info=True)
         return ops, fetches
     return new_ops, new_fetches
+
+
+def _plan_targets(ops: Sequence[Operation], targets: Sequence[Operation]) -> list[Operation]:
+    """The plan's own nodes for the targets: a Grappler pass may have replaced a target by a
+    rewritten copy of the same name."""
+    if not targets:
+        return []
+    names = {op.name for op in targets}
+    return [op for op in ops if op.name in names]
 
 
 def _in_loops(ops: Sequence[Operation], feeds: Sequence[Tensor]) -> Optional[set[int]]:

@@ -52,23 +52,39 @@ XlaRun = define_op(
 XlaRun.not_differentiable()
 
 
+# From this many elements, inputs of the output's shape run through the compiled loop (no GIL,
+# split over the device's threads when large); smaller or broadcast ones through the ufunc.
+LOOP_MIN_ELEMENTS = 1 << 12
+
+
 @register_kernel(XlaRun)
 def _xla_run_kernel(ctx: KernelContext) -> Callable[..., Any]:
     if not compiler.numba_available():
         raise unimplemented(f"_XlaRun {ctx.op.name} needs numba (pip install tensorweave[jit])")
     program = program_of(ctx)
-    ufunc = compiler.compile_program(program)
+    ufunc, loop = compiler.compile_program(program)
     reduce = _reduction(program["reduce"], np.dtype(ctx.output_dtypes[0].as_numpy_dtype))
     split = ElementwiseSplitter.for_kernel(ctx) if reduce is None else None
     dtype = np.dtype(program["nodes"][program["result"]]["out"])
-    shape_of, broadcast, prod = np.shape, np.broadcast_shapes, math.prod
+    ndarray, shape_of, empty, least = np.ndarray, np.shape, np.empty, LOOP_MIN_ELEMENTS
+
+    def run_loop(out: Any, *blocks: Any) -> None:
+        loop(out, *blocks)
 
     def elementwise(*args: Any) -> Any:
+        first = args[0]
+        if type(first) is ndarray and first.size >= least:
+            shape = first.shape
+            if all(type(a) is ndarray and a.shape == shape and a.flags.c_contiguous for a in args):
+                out = empty(shape, dtype)
+                flat = out.reshape(-1)
+                operands = [a.reshape(-1) for a in args]
+                if split is not None and split.wants_split(flat.size, flat.shape):
+                    split.run(run_loop, flat.shape, dtype, *operands, out=flat)
+                else:
+                    loop(flat, *operands)
+                return out
         try:
-            if split is not None:
-                shape = broadcast(*(shape_of(a) for a in args))
-                if split.wants_split(prod(shape), shape):
-                    return split.run(lambda out, *blocks: ufunc(*blocks, out=out), shape, dtype, *args)
             return ufunc(*args)
         except ValueError:
             raise invalid("Incompatible shapes: " + " vs. ".join(str(list(shape_of(a))) for a in args)) from None

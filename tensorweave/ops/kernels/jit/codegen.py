@@ -20,9 +20,10 @@ from typing import Any
 
 from tensorweave.ops.kernels.jit.scalar_ops import HELPERS, SCALAR_OPS
 
-__all__ = ["program_key", "ufunc_source", "KERNEL_NAME", "NUMBA_TYPES"]
+__all__ = ["program_key", "ufunc_source", "KERNEL_NAME", "LOOP_NAME", "NUMBA_TYPES"]
 
 KERNEL_NAME = "tw_cluster"
+LOOP_NAME = "tw_loop"
 NUMBA_TYPES = {"float32": "float32", "float64": "float64", "int32": "int32", "int64": "int64",
                "bool": "boolean"}
 # Names the generated module binds to NumPy's scalar types (a conversion `float32(x)` in numba)
@@ -60,13 +61,17 @@ def _operand(ref: list[Any]) -> str:
 
 
 def ufunc_source(program: dict[str, Any]) -> str:
-    """The module source: helpers, then `tw_cluster`, a numba ufunc over the inputs."""
+    """The module source: helpers; `tw_element`, the cluster on one element of each input;
+    `tw_cluster`, a numba ufunc of it (NumPy broadcasting); and `tw_loop(out, *inputs)`, a loop
+    over 1-D contiguous arrays of one size that LLVM vectorizes and that runs without the GIL
+    (compiled at its first call)."""
     inputs = program["inputs"]
     nodes = program["nodes"]
     result = program["result"]
     out_type = nodes[result]["out"]
     signature = f"{NUMBA_TYPES[out_type]}({', '.join(NUMBA_TYPES[t] for t in inputs)})"
     params = ", ".join(f"a{k}" for k in range(len(inputs)))
+    indexed = ", ".join(f"a{k}[i]" for k in range(len(inputs)))
     body = []
     for j, node in enumerate(nodes):
         scalar = SCALAR_OPS[node["op"]]
@@ -79,6 +84,11 @@ def ufunc_source(program: dict[str, Any]) -> str:
              "import math", "", "import numba", "import numpy as np", "",
              "float32, float64, int32, int64, bool_ = np.float32, np.float64, np.int32, np.int64, np.bool_",
              HELPERS, "",
+             '@numba.njit(inline="always", cache=True, error_model="numpy")',
+             f"def tw_element({params}):", *body, f"    return v{result}", "", "",
              f"@numba.vectorize([{signature!r}], nopython=True, cache=True)",
-             f"def {KERNEL_NAME}({params}):", *body, f"    return v{result}", ""]
+             f"def {KERNEL_NAME}({params}):", f"    return tw_element({params})", "", "",
+             '@numba.njit(nogil=True, cache=True, error_model="numpy")',
+             f"def {LOOP_NAME}(out, {params}):", "    for i in range(out.shape[0]):",
+             f"        out[i] = tw_element({indexed})", ""]
     return "\n".join(lines)

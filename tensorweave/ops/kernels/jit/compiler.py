@@ -21,13 +21,13 @@ import threading
 from types import ModuleType
 from typing import Any, Optional
 
-from tensorweave.ops.kernels.jit.codegen import KERNEL_NAME, program_key, ufunc_source
+from tensorweave.ops.kernels.jit.codegen import KERNEL_NAME, LOOP_NAME, program_key, ufunc_source
 
 __all__ = ["cache_dir", "compile_program", "load_numba", "numba_available"]
 
 _log = logging.getLogger("tensorweave.jit")
 _lock = threading.Lock()
-_kernels: dict[str, Any] = {}
+_kernels: dict[str, tuple[Any, Any]] = {}
 _noted = False
 
 
@@ -54,8 +54,9 @@ def cache_dir() -> str:
                                                                 "tensorweave", "jit")
 
 
-def compile_program(program: dict[str, Any]) -> Any:
-    """The NumPy ufunc computing the program's element-wise result (compiled or loaded once)."""
+def compile_program(program: dict[str, Any]) -> tuple[Any, Any]:
+    """(the NumPy ufunc computing the program's element-wise result, the same as a loop
+    `loop(out, *inputs)` over 1-D contiguous arrays of one size), compiled or loaded once."""
     key = program_key(program)
     kernel = _kernels.get(key)
     if kernel is None:
@@ -66,7 +67,7 @@ def compile_program(program: dict[str, Any]) -> Any:
     return kernel
 
 
-def _load(key: str, program: dict[str, Any]) -> Any:
+def _load(key: str, program: dict[str, Any]) -> tuple[Any, Any]:
     load_numba()
     directory = cache_dir()
     os.makedirs(directory, exist_ok=True)
@@ -82,7 +83,8 @@ def _load(key: str, program: dict[str, Any]) -> Any:
         os.replace(tmp, path)
     module = sys.modules.get(name) or _import(name, path)
     dufunc = getattr(module, KERNEL_NAME)
-    return getattr(dufunc, "ufunc", dufunc)  # the plain NumPy ufunc: no Python-level wrapper per call
+    # the plain NumPy ufunc: no Python-level wrapper per call
+    return getattr(dufunc, "ufunc", dufunc), getattr(module, LOOP_NAME)
 
 
 def _read(path: str) -> Optional[str]:

@@ -105,20 +105,22 @@ _TW_CLAMP_float64 = 17.714196154005176
 @numba.njit(inline="always", cache=True)
 def _tw_tanh(u, clamp):
     # tanh(|u|) = expm1(2|u|) / (expm1(2|u|) + 2): expm1 from 2^k and a degree-11 Taylor
-    # polynomial on |r| <= ln2/2, all in float64 (no libm call, so the loop vectorizes); the
-    # caller rounds the float64 result to its type.
+    # polynomial on |r| <= ln2/2, all in float64 and without branches or libm calls, so the
+    # loop vectorizes; the caller rounds the float64 result to its type.
     v = np.float64(u)
     a = abs(v)
-    if not a < clamp:  # saturated, or NaN (which stays NaN)
-        return math.copysign(1.0, v) if a >= clamp else v
-    y = 2.0 * a
-    k = math.floor(y * _TW_INV_LN2 + 0.5)
+    c = a if a < clamp else clamp  # (NaN too: k stays in range; its result is replaced below)
+    y = 2.0 * c
+    k = np.floor(y * _TW_INV_LN2 + 0.5)
     r = y - k * _TW_LN2
     p = r * (1.0 + r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (1.0 / 720 + r * (
         1.0 / 5040 + r * (1.0 / 40320 + r * (1.0 / 362880 + r * (1.0 / 3628800 + r / 39916800))))))))))
-    two_k = float(np.int64(1) << np.int64(k))
+    two_k = np.float64(np.int64(1) << np.int64(k))
     em1 = two_k * p + (two_k - 1.0)
-    return math.copysign(em1 / (em1 + 2.0), v)
+    t = em1 / (em1 + 2.0)
+    t = 1.0 if a >= clamp else t  # saturated exactly, as TF's kernel
+    t = np.copysign(t, v)
+    return t if a == a else v     # NaN stays NaN
 '''
 
 

@@ -1,0 +1,79 @@
+"""JIT fusion benchmark (issue 17, "JIT compilation"): the walkthrough's two examples, GELU
+written by hand (0.5*x*(1+tanh(sqrt(2/pi)*(x+0.044715*x^3)))) and x*x*x*x, on 1M and 16M float32
+elements held in a variable, run as a target (nothing fetched), per step:
+- tensorweave unfused (one kernel per op) and JIT-compiled (tf.xla.experimental.jit_scope: one
+  numba kernel), steady state (after the first step compiled or loaded the kernel);
+- TensorFlow 2.21 in graph mode, unfused and with the same jit_scope (XLA on the CPU), in the
+  same run.
+Goal: jit at most 0.7x tensorweave's unfused time."""
+from __future__ import annotations
+
+import math
+
+import common  # noqa: F401  (sets sys.path)
+import numpy as np
+from common import run_tf, time_per_step
+
+import tensorweave as tf
+
+SIZES = (1 << 20, 1 << 24)
+
+BUILD = """
+def gelu(x):
+    return 0.5 * x * (1.0 + tf.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)))
+
+
+def x4(x):
+    return x * x * x * x
+
+
+def steps(size):
+    out = {}
+    graph = tf.Graph()
+    with graph.as_default():
+        v = tf.Variable((np.random.RandomState(0).rand(size).astype(np.float32) - 0.5) * 8)
+        ops = {}
+        for name, fn in (("gelu", gelu), ("x4", x4)):
+            ops[(name, "unfused")] = fn(v).op
+            with tf.xla.experimental.jit_scope():
+                ops[(name, "jit")] = fn(v).op
+        sess = tf.Session(graph=graph)
+        sess.run(v.initializer)
+        for (name, mode), op in ops.items():
+            sess.run(op)  # compiles
+            out[f"{name}/{size}/{mode}"] = time_per_step(lambda: sess.run(op), min_time=MIN_TIME)
+        sess.close()
+    return out
+"""
+
+TF_BODY = "import math\nimport numpy as np\nMIN_TIME = 1.0\n" + BUILD + """
+result = {}
+for size in SIZES:
+    result.update(steps(size))
+"""
+
+
+def main() -> None:
+    scope: dict = {"tf": tf, "np": np, "math": math, "time_per_step": time_per_step, "MIN_TIME": 1.0}
+    exec(BUILD, scope)  # the same program as TF's twin
+    ours: dict = {}
+    for size in SIZES:
+        ours.update(scope["steps"](size))
+    theirs = run_tf(f"SIZES = {SIZES!r}\n" + TF_BODY) or {}
+    print(f"{'workload':<22s} {'tw unfused':>11s} {'tw jit':>9s} {'jit/unfused':>11s} {'tf unfused':>11s} "
+          f"{'tf xla':>9s} {'tw jit/tf xla':>13s}   (ms/step)")
+    for name in ("gelu", "x4"):
+        for size in SIZES:
+            key = f"{name}/{size}"
+            u, j = ours[f"{key}/unfused"], ours[f"{key}/jit"]
+            tu, tj = theirs.get(f"{key}/unfused"), theirs.get(f"{key}/jit")
+            line = f"{name + ' ' + str(size >> 20) + 'M':<22s} {u * 1e3:11.3f} {j * 1e3:9.3f} {j / u:11.3f}"
+            if tu is not None and tj is not None:
+                line += f" {tu * 1e3:11.3f} {tj * 1e3:9.3f} {j / tj:13.2f}"
+            else:
+                line += "   (tensorflow not importable)"
+            print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()
