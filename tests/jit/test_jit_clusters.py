@@ -183,3 +183,21 @@ def test_control_inputs_of_members_are_kept():
             assert sess.run(v) == 1.0
         labels = [n.timeline_label for d in md.step_stats.dev_stats for n in d.node_stats]
     assert len(fused(labels)) == 1
+
+
+def test_a_target_grappler_rewrote_is_still_clustered():
+    with tf.Graph().as_default():
+        v = tf.Variable(X[:16])
+        w = tf.Variable(np.zeros(16, np.float32))
+        with tf.xla.experimental.jit_scope():
+            y = x4(v)  # Grappler's arithmetic pass first makes the first product a Square
+        done = tf.assign(w, y)
+        with tf.Session() as sess:
+            sess.run([v.initializer, w.initializer])
+            md = tf.RunMetadata()
+            sess.run(y.op, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=md)
+            sess.run(done.op)
+            value = sess.run(w)
+        labels = [n.timeline_label for d in md.step_stats.dev_stats for n in d.node_stats]
+    assert len(fused(labels)) == 1 and fused(labels)[0].startswith(y.op.name + " = ")
+    np.testing.assert_allclose(value, X[:16].astype(np.float64) ** 4, rtol=1e-6)

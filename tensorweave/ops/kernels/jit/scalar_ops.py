@@ -6,9 +6,9 @@ the unfused kernels compute it (numba would otherwise widen mixed expressions an
 and constants are typed. fastmath stays off: results equal the unfused graph's within float32
 rounding.
 
-Tanh is not libm's scalar tanhf (about 30 ns an element, no SIMD): `_tw_tanh` evaluates it
-through expm1 in float64 with a polynomial numba can vectorize (error under 0.5 ulp of
-float32), and saturates to exactly +/-1 where TensorFlow's kernel does (ops/kernels/
+Tanh is not libm's scalar tanhf (about 30 ns an element, no SIMD): `_tw_tanh_<T>` evaluates it
+through expm1 in float64 with a polynomial numba can vectorize (error within 0.5 ulp of
+float32, measured), and saturates to exactly +/-1 where TensorFlow's kernel does (ops/kernels/
 saturating_tanh.py), so it matches the unfused Tanh.
 """
 from __future__ import annotations
@@ -58,7 +58,7 @@ SCALAR_OPS: dict[str, ScalarOp] = {
     "Expm1": _u("math.expm1({0})"),
     "Sin": _u("math.sin({0})"),
     "Cos": _u("math.cos({0})"),
-    "Tanh": _u("_tw_tanh({0}, _TW_CLAMP_{T})"),
+    "Tanh": _u("_tw_tanh_{T}({0})"),
     "Sigmoid": _u("T(1) / (T(1) + math.exp(-{0}))"),
     "Relu": _u("T(0) if {0} < T(0) else {0}", _NUMBERS),
     "Floor": _u("np.floor({0})"),
@@ -98,29 +98,51 @@ REDUCTIONS = frozenset(("Sum", "Mean", "Max", "Min", "Prod"))
 HELPERS = '''
 _TW_LN2 = 0.6931471805599453
 _TW_INV_LN2 = 1.4426950408889634
-_TW_CLAMP_float32 = 7.90738964080810547
-_TW_CLAMP_float64 = 17.714196154005176
 
 
 @numba.njit(inline="always", cache=True)
-def _tw_tanh(u, clamp):
-    # tanh(|u|) = expm1(2|u|) / (expm1(2|u|) + 2): expm1 from 2^k and a degree-11 Taylor
-    # polynomial on |r| <= ln2/2, all in float64 and without branches or libm calls, so the
-    # loop vectorizes; the caller rounds the float64 result to its type.
-    v = np.float64(u)
-    a = abs(v)
-    c = a if a < clamp else clamp  # (NaN too: k stays in range; its result is replaced below)
+def _tw_expm1_parts(a, clamp):
+    # 2|u| clamped (NaN too: k stays in range; its result is replaced by the caller), split
+    # into k*ln2 + r with |r| <= ln2/2: expm1(2|u|) = 2^k * expm1(r) + (2^k - 1)
+    c = a if a < clamp else clamp
     y = 2.0 * c
     k = np.floor(y * _TW_INV_LN2 + 0.5)
-    r = y - k * _TW_LN2
-    p = r * (1.0 + r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (1.0 / 720 + r * (
-        1.0 / 5040 + r * (1.0 / 40320 + r * (1.0 / 362880 + r * (1.0 / 3628800 + r / 39916800))))))))))
-    two_k = np.float64(np.int64(1) << np.int64(k))
-    em1 = two_k * p + (two_k - 1.0)
+    return y - k * _TW_LN2, np.float64(np.int64(1) << np.int64(k))
+
+
+@numba.njit(inline="always", cache=True)
+def _tw_tanh_end(em1, a, v, clamp):
     t = em1 / (em1 + 2.0)
     t = 1.0 if a >= clamp else t  # saturated exactly, as TF's kernel
     t = np.copysign(t, v)
     return t if a == a else v     # NaN stays NaN
+
+
+@numba.njit(inline="always", cache=True)
+def _tw_tanh_float32(u):
+    # tanh(|u|) = expm1(2|u|) / (expm1(2|u|) + 2) in float64, with expm1(r) from its Taylor
+    # polynomial: no branches and no libm call, so the loop vectorizes. Degree 8 leaves an
+    # error under 2e-9 relative, far below float32's rounding.
+    v = np.float64(u)
+    a = abs(v)
+    clamp = 7.90738964080810547
+    r, two_k = _tw_expm1_parts(a, clamp)
+    p = r * (1.0 + r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (1.0 / 720 + r * (
+        1.0 / 5040 + r / 40320)))))))
+    return _tw_tanh_end(two_k * p + (two_k - 1.0), a, v, clamp)
+
+
+@numba.njit(inline="always", cache=True)
+def _tw_tanh_float64(u):
+    # as _tw_tanh_float32, to degree 14 (error under 1e-17 relative)
+    v = np.float64(u)
+    a = abs(v)
+    clamp = 17.714196154005176
+    r, two_k = _tw_expm1_parts(a, clamp)
+    p = r * (1.0 + r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (1.0 / 720 + r * (
+        1.0 / 5040 + r * (1.0 / 40320 + r * (1.0 / 362880 + r * (1.0 / 3628800 + r * (1.0 / 39916800 + r * (
+            1.0 / 479001600 + r * (1.0 / 6227020800 + r / 87178291200)))))))))))))
+    return _tw_tanh_end(two_k * p + (two_k - 1.0), a, v, clamp)
 '''
 
 
