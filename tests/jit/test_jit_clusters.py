@@ -201,3 +201,50 @@ def test_a_target_grappler_rewrote_is_still_clustered():
         labels = [n.timeline_label for d in md.step_stats.dev_stats for n in d.node_stats]
     assert len(fused(labels)) == 1 and fused(labels)[0].startswith(y.op.name + " = ")
     np.testing.assert_allclose(value, X[:16].astype(np.float64) ** 4, rtol=1e-6)
+
+
+def _every_op_program(x, y, n, m, flag):
+    """A sum of one term per element-wise op the JIT compiles (each term O(1), so a wrong
+    formula shows), in three clusters: float unary, float binary and logic, integer."""
+    floats = (tf.negative(x) + tf.abs(x) + tf.square(x) + tf.sqrt(tf.abs(x) + 1.0) + tf.rsqrt(tf.abs(x) + 1.0)
+              + tf.reciprocal(tf.abs(x) + 2.0) + tf.exp(x * 0.5) + tf.log(tf.abs(x) + 0.5) + tf.log1p(tf.abs(x))
+              + tf.expm1(x * 0.3) + tf.sin(x) + tf.cos(x) + tf.tanh(x) + tf.sigmoid(x) + tf.nn.relu(x)
+              + tf.floor(x) + tf.ceil(x) + tf.sign(x))
+    logic = tf.where(tf.logical_or(tf.logical_and(x < y, x <= 0.5), tf.logical_not(x >= y)),
+                     tf.maximum(x, y) - tf.minimum(x, y), tf.pow(tf.abs(x) + 1.0, y) / (tf.abs(y) + 1.0))
+    logic = logic + tf.cast(tf.equal(x > y, flag), tf.float32) + tf.cast(tf.not_equal(x, y), tf.float32) \
+        + tf.squared_difference(x, y) + tf.realdiv(x, tf.abs(y) + 1.0) + tf.nn.bias_add(tf.reshape(x, [-1, 1]) * 0.0,
+                                                                                     [0.5])[:, 0] * 0.0
+    ints = tf.abs(n) * m - tf.negative(m) + tf.maximum(n, m) - tf.minimum(n, 3) + tf.square(n) + tf.sign(m) \
+        + tf.cast(tf.cast(n, tf.float32) * 0.5, tf.int32)
+    return [floats, logic, ints]
+
+
+def test_every_compiled_op_against_the_unfused_graph():
+    rng = np.random.RandomState(3)
+    xv, yv = (rng.randn(2, 300) * 2).astype(np.float32)
+    nv, mv = rng.randint(-50, 50, size=(2, 300)).astype(np.int32)
+    fv = rng.rand(300) < 0.5
+
+    def build(scoped):
+        x, y = tf.placeholder(tf.float32, [300]), tf.placeholder(tf.float32, [300])
+        n, m = tf.placeholder(tf.int32, [300]), tf.placeholder(tf.int32, [300])
+        flag = tf.placeholder(tf.bool, [300])
+        with tf.xla.experimental.jit_scope() if scoped else _nothing():
+            fetches = _every_op_program(x, y, n, m, flag)
+        return fetches, [x, y, n, m, flag]
+
+    with tf.Graph().as_default():
+        fetches, places = build(True)
+        values, labels = run_traced(fetches, dict(zip(places, (xv, yv, nv, mv, fv))))
+    assert len(fused(labels)) >= 3
+    listed = " ".join(fused(labels))
+    for op_type in ("Rsqrt", "Reciprocal", "Log1p", "Expm1", "Sigmoid", "Relu", "Sign", "Select", "LogicalOr",
+                    "LogicalNot", "Pow", "SquaredDifference", "Cast", "Maximum", "Minimum", "NotEqual", "RealDiv"):
+        assert f"{op_type} " in listed, (op_type, labels)
+    reference = unfused(lambda: build(False), [xv, yv, nv, mv, fv])
+    for got, want in zip(values, reference):
+        if got.dtype.kind == "i":
+            np.testing.assert_array_equal(got, want)
+        else:
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
