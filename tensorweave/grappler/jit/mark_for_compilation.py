@@ -88,9 +88,10 @@ def _reduction(node: Node) -> Optional[dict[str, Any]]:
     value = axes_node.attrs.get("value")
     if not isinstance(value, np.ndarray) or value.dtype.kind not in "iu":
         return None
-    axes = sorted({int(a) % rank if rank else int(a) for a in value.reshape(-1)} if rank else set())
-    if any(not -rank <= int(a) < max(rank, 1) for a in value.reshape(-1)) or len(axes) != value.size:
+    flat = [int(a) for a in value.reshape(-1)]
+    if any(not -rank <= a < rank for a in flat) or len({a % rank for a in flat}) != len(flat):
         return None  # out of range or repeated: the unfused kernel reports it
+    axes = sorted(a % rank for a in flat)
     return {"op": node.type, "axes": axes, "keep_dims": bool(node.attrs.get("keep_dims", False))}
 
 
