@@ -6,6 +6,9 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
+
+# numba is the optional extra tensorweave[jit] (CI installs it); without it nothing is fused
+pytest.importorskip("numba")
 from tests.jit.helpers import fused, gelu, run_traced, x4
 
 FIXTURE = np.load(os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "tf_jit_expected.npz"))

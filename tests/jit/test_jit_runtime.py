@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import tensorweave as tf
 from tensorweave.eager import context
@@ -15,6 +16,8 @@ from tests.jit.helpers import fused, gelu, gelu_numpy, jit_config, run_traced, x
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 X = np.linspace(-6, 6, 257).astype(np.float32)
+# numba is the optional extra tensorweave[jit] (CI installs it); the no-numba test runs anyway
+needs_numba = pytest.mark.skipif(not compiler.numba_available(), reason="numba (tensorweave[jit]) not installed")
 
 
 def _count_compiles(monkeypatch):
@@ -29,6 +32,7 @@ def _count_compiles(monkeypatch):
     return calls
 
 
+@needs_numba
 def test_gradients_of_a_clustered_graph_equal_the_unfused_ones():
     def build(scoped, level):
         g = tf.Graph()
@@ -68,6 +72,7 @@ def test_gradients_of_a_clustered_graph_equal_the_unfused_ones():
     np.testing.assert_allclose(plain[0], (gelu_numpy(X) * np.linspace(0.5, 1.5, X.size)).sum(), rtol=1e-5)
 
 
+@needs_numba
 def test_tf_function_jit_compile_runs_its_body_fused_eagerly(monkeypatch):
     calls = _count_compiles(monkeypatch)
     with context.eager_mode():
@@ -90,6 +95,7 @@ def test_tf_function_jit_compile_runs_its_body_fused_eagerly(monkeypatch):
     np.testing.assert_allclose(z, gelu_numpy(X), rtol=1e-5, atol=1e-6)
 
 
+@needs_numba
 def test_tf_function_jit_compile_in_a_session_graph_is_not_inlined(monkeypatch):
     calls = _count_compiles(monkeypatch)
 
@@ -146,6 +152,7 @@ with tf.Session() as sess:
 """
 
 
+@needs_numba
 def test_a_second_process_loads_the_compiled_kernel_from_the_disk_cache(tmp_path):
     env = dict(os.environ, TW_JIT_CACHE_DIR=str(tmp_path), PYTHONPATH=ROOT)
 
@@ -165,6 +172,7 @@ def test_a_second_process_loads_the_compiled_kernel_from_the_disk_cache(tmp_path
     assert {f: os.stat(tmp_path / "__pycache__" / f).st_mtime_ns for f in cached} == stamps
 
 
+@needs_numba
 def test_xla_run_static_shape_matches_its_output():
     with tf.Graph().as_default():
         a = tf.placeholder(tf.float32, [2, 1, 3])
