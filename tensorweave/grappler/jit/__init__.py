@@ -19,7 +19,7 @@ from typing import Any, Optional, Sequence
 
 from tensorweave.framework.graph import Operation, Tensor
 from tensorweave.framework.kernel_contract import ControlFlowKind
-from tensorweave.grappler.graph_view import OptGraph
+from tensorweave.grappler.graph_view import OptGraph, RewrittenOperation
 from tensorweave.grappler.jit import build_xla_ops, mark_for_compilation
 from tensorweave.ops.kernels.jit.compiler import numba_available
 from tensorweave.runtime.control_flow_info import ControlFlowInfo
@@ -35,7 +35,7 @@ def optimize(ops: list[Operation], fetches: Sequence[Tensor], targets: Sequence[
     """The plan's operations and fetches with its JIT clusters compiled (the inputs themselves
     when nothing is to be clustered)."""
     auto = mark_for_compilation.auto_jit(config)
-    if not auto and not any("_XlaCompile" in mark_for_compilation.marks(op, op._attrs) for op in ops):
+    if not auto and not _any_marked(ops):
         return ops, fetches
     if any(d.device_type != "CPU" for d in devices) or not numba_available():
         return ops, fetches
@@ -54,6 +54,17 @@ def optimize(ops: list[Operation], fetches: Sequence[Tensor], targets: Sequence[
         _log.warning("JIT clustering skipped for this step plan: %s: %s", type(err).__name__, err, exc_info=True)
         return ops, fetches
     return new_ops, new_fetches
+
+
+def _any_marked(ops: Sequence[Operation]) -> bool:
+    """Whether an op asked to be compiled (one pass over the plan; most plans have none)."""
+    rewritten = RewrittenOperation
+    for op in ops:
+        if "_XlaCompile" in op._attrs:
+            return True
+        if type(op) is rewritten and op._source is not None and "_XlaCompile" in op._source._attrs:
+            return True
+    return False
 
 
 def _plan_targets(ops: Sequence[Operation], targets: Sequence[Operation]) -> list[Operation]:

@@ -20,7 +20,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from tensorweave.grappler.graph_view import Node, OptGraph, Port
+from tensorweave.grappler.graph_view import Node, OptGraph, Port, RewrittenOperation
 from tensorweave.ops.kernels.jit.scalar_ops import REDUCTIONS, SCALAR_OPS
 
 __all__ = ["Cluster", "auto_jit", "clusters", "marks", "MIN_CLUSTER_SIZE", "MIN_MARKED_CLUSTER_SIZE"]
@@ -110,8 +110,8 @@ def scalar_const(port: Port) -> Optional[tuple[Any, str]]:
 def marks(op: Any, attrs: dict[str, Any]) -> dict[str, Any]:
     """The attrs holding a node's jit marks: its own, or, for a node an earlier pass rewrote
     (x*x into Square keeps the name, not the private attrs), those of the user's op it replaced."""
-    if "_XlaCompile" not in attrs:
-        source = getattr(op, "_source", None)
+    if "_XlaCompile" not in attrs and type(op) is RewrittenOperation:
+        source = op._source
         if source is not None:
             return source._attrs
     return attrs
