@@ -174,3 +174,4 @@ from tensorweave.eager.def_function import function  # noqa: F401,E402
 from tensorweave.framework.tensor_spec import TensorSpec  # noqa: F401,E402
 from tensorweave import autograph  # noqa: F401,E402
 __getattr__ = _module_getattr("", __name__)
+from tensorweave import xla  # noqa: F401,E402  (tf.xla.experimental.jit_scope, issue 17)

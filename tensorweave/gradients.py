@@ -310,13 +310,26 @@ def _backprop_op(op: Operation, out_grads: list[Any], grads: dict, array_ops: An
             g = zeros_for_output(op, len(filled), loop_state)
         filled.append(g)
     ctx = op.graph.colocate_with(op) if colocate else contextlib.nullcontext()
-    with ctx:
+    with ctx, _compile_scope(op):
         in_grads = _as_list(fn(op, *filled))
         if len(in_grads) != len(op.inputs):
             raise ValueError(f"Num gradients {len(in_grads)} generated for op {op.name} ({op.type}) do "
                              f"not match num inputs {len(op.inputs)}")
         for t, g in input_gradients(op.inputs, in_grads, op.op_def.registration.broadcasts):
             grads[t].append(g)
+
+
+def _compile_scope(op: Operation) -> Any:
+    """The gradient of an op created in a jit_scope is compiled too (TF's _MaybeCompile): in
+    the op's _XlaScope, or in a scope of its own per gradients() call when the op asked for
+    separate_compiled_gradients."""
+    attrs = op._attrs
+    if not attrs.get("_XlaCompile"):
+        return contextlib.nullcontext()
+    scope = attrs.get("_XlaScope", "")
+    if attrs.get("_XlaSeparateCompiledGradients"):
+        scope = f"{scope}_grad_{op.graph.get_name_scope().rsplit('/', 1)[0]}"
+    return op.graph._attr_scope({"_XlaCompile": True, "_XlaScope": scope})
 
 
 def input_gradients(inputs: Sequence[Any], in_grads: Sequence[Any], broadcasts: bool) -> list[tuple[Any, Any]]:

@@ -16,6 +16,7 @@ TensorSpecs serve later calls.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 from typing import Any, Callable, Optional, Sequence
 
@@ -232,7 +233,10 @@ def trace(python_function: Callable[..., Any], name: str, args: Any, kwargs: Any
         outer_scope = get_variable_scope()
     store = _HoistingStore(outer, outer_scope)
     body.get_collection_ref(_STORE_KEY).append(store)
-    with body.as_default():
+    # jit_compile=True: the whole body is one JIT scope (grappler/jit/ clusters it in the body's plan)
+    compiled = body._attr_scope({"_XlaCompile": True, "_XlaScope": f"function_{name}"}) \
+        if attrs and attrs.get("_XlaMustCompile") else contextlib.nullcontext()
+    with body.as_default(), compiled:
         inner_args, inner_kwargs = _placeholders(body, args, kwargs, key, arg_names)
         results = python_function(*inner_args, **inner_kwargs)
         outputs, structured_outputs = _outputs(body, results)

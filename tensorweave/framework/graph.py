@@ -338,6 +338,8 @@ class Graph:
         self._colocation_stack = scopes.ColocationStack()
         self._container = ""
         self._gradient_override_map: dict[str, str] = {}
+        # Attrs every op created in `_attr_scope` gets (TF's private scope: jit_scope's _XlaCompile).
+        self._attr_scope_map: dict[str, Any] = {}
         # Control-flow contexts (cond/while) push themselves here; ops record the innermost.
         self._control_flow_context: Any = None
         # Tensors that may not be fed and ops whose outputs may not be fetched (TF's
@@ -443,6 +445,8 @@ class Graph:
             if self._gradient_override_map and op_def.name in self._gradient_override_map:
                 attrs = dict(attrs)
                 attrs["_gradient_op_type"] = self._gradient_override_map[op_def.name]
+            if self._attr_scope_map:
+                attrs = {**attrs, **self._attr_scope_map}
             if self._container and "container" in op_def.attrs and not attrs.get("container"):
                 attrs["container"] = self._container
             op = Operation(self, name, op_def, inputs, attrs, output_dtypes, controls, len(self._nodes))
@@ -612,6 +616,17 @@ class Graph:
             yield
         finally:
             self._gradient_override_map = saved
+
+    @contextlib.contextmanager
+    def _attr_scope(self, attr_map: dict[str, Any]) -> Iterator[None]:
+        """Ops created inside get these attrs (a value of None removes an outer scope's)."""
+        saved = self._attr_scope_map
+        merged = {**saved, **attr_map}
+        self._attr_scope_map = {k: v for k, v in merged.items() if v is not None}
+        try:
+            yield
+        finally:
+            self._attr_scope_map = saved
 
     # -- collections ----------------------------------------------------------------------------
     def add_to_collection(self, name: str, value: Any) -> None:

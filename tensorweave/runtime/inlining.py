@@ -71,7 +71,9 @@ class _BodyInfo:
         self.constant_returns = any(not any(id(op) in self.arg_of for op in pruning.prune([t], (), set()))
                                     for t in body.outputs)
         attr = fn.definition.attr.get("_noinline")
-        self.inlinable = not (attr is not None and attr.b) and len(self.ops) <= MAX_INLINED_NODES and \
+        compiled = fn.definition.attr.get("_XlaMustCompile")  # jit_compile: its plan clusters the body
+        self.inlinable = not (attr is not None and attr.b) and not (compiled is not None and compiled.b) and \
+            len(self.ops) <= MAX_INLINED_NODES and \
             not any(op.op_def.control_flow in _LOOP_KINDS for op in self.ops) and \
             not any(t.dtype.is_ref_dtype for t in body.outputs)
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from tensorweave.framework import errors
 from tensorweave.framework.graph import Operation, Tensor
-from tensorweave.grappler import function_optimizer, meta_optimizer
+from tensorweave.grappler import function_optimizer, jit, meta_optimizer
 from tensorweave.runtime import pruning
 from tensorweave.runtime.colocation import ref_argument_flags
 from tensorweave.runtime.cost_model import CostModel
@@ -114,6 +114,7 @@ class StepPlan:
         # graph is seen, as TF's does on the master.
         if optimize:
             ops, fetches = meta_optimizer.optimize(ops, fetches, targets, feeds, config, devices)
+            ops, fetches = jit.optimize(ops, fetches, targets, feeds, config, devices)  # XLA's place
         if any(t.dtype.is_ref_dtype for t in feeds):
             _check_fed_references(ops, feed_index)
         if placer is None:

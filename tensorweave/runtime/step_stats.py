@@ -278,6 +278,8 @@ def timeline_label(op: Optional[Any], name: str) -> str:
         return f"{name} = _Recv({attrs['tensor_name']} @{attrs['send_device']})"
     inputs = ", ".join(t.op.name if t.value_index == 0 else t.name
                        for t in op.inputs if hasattr(t, "value_index"))
+    if op.type == "_XlaRun":  # a JIT cluster: the ops it runs as one kernel
+        return f"{name} = _XlaRun({inputs}) [{', '.join(attrs['fused_ops'])}]"
     return f"{name} = {op.type}({inputs})"
 
 

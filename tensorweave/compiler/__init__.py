@@ -1,0 +1,1 @@
+"""Compiler front ends (TF's tensorflow/python/compiler/): XLA's jit_scope."""

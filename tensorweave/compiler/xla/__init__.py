@@ -1,0 +1,2 @@
+"""XLA's Python side: `jit_scope` (jit.py). The compiling itself is grappler/jit/ and
+ops/kernels/jit/ (numba)."""
