@@ -155,6 +155,7 @@ with tf.Session() as sess:
 @needs_numba
 def test_a_second_process_loads_the_compiled_kernel_from_the_disk_cache(tmp_path):
     env = dict(os.environ, TW_JIT_CACHE_DIR=str(tmp_path), PYTHONPATH=ROOT)
+    env.pop("NUMBA_CACHE_DIR", None)  # numba would keep its index there instead of beside the source
 
     def run(refuse):
         out = subprocess.run([sys.executable, "-c", _PROBE.format(refuse=refuse)], cwd=ROOT, env=env,
