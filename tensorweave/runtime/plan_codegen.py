@@ -88,12 +88,22 @@ class _Writer:
         if ins.check:
             self.lines.append("    if _interrupted() is not None: raise _cancellation.cancelled")
         kernel = f"k{pos}"
-        self.globals[kernel] = ins.compute
+        compute = ins.compute
         inputs = [self.register_of[s] for s in ins.in_slots]
+        unwrapped = getattr(compute, "unwrapped", None)
+        if unwrapped is not None:
+            # references feeding value arguments (graph_compiler._deref_wrapper), read inline
+            compute = unwrapped
+            self.globals[f"o{pos}"] = ins.item.op
+            for p in ins.item.deref_inputs:
+                inputs[p] = f"{inputs[p]}.read(o{pos})"
+        self.globals[kernel] = compute
         dying = [self.register_of[s] for s in ins.free_slots if self.register_of[s][0] == "r"]
         leading = ("_step, " if inputs else "_step") if ins.needs_step else ""
         statements: list[str] = []
-        if not inputs or calls_directly(ins.compute):
+        if _is_identity(ins):
+            call = inputs[0]  # Identity gives its input itself: no call
+        elif not inputs or calls_directly(compute):
             call = f"{kernel}({leading}{', '.join(inputs)})"
         else:
             statements.append(f"_inputs = [{', '.join(inputs)}{',' if len(inputs) == 1 else ''}]")
@@ -117,7 +127,9 @@ class _Writer:
             statements.append(call)
         else:
             statements.append(f"{', '.join(targets)} = {call}")
-        if not statements[0].startswith("_inputs"):
+        if statements[0].startswith("_inputs"):
+            statements.append("del _inputs")  # the inputs are not held past the call
+        else:
             # a direct call: values used for the last time go now (unless an output took their name)
             gone = [name for name in dying if name not in targets]
             if gone:
@@ -129,6 +141,12 @@ class _Writer:
         results = ", ".join(self.register_of[s] for s in fetch_slots)
         body = self.lines + [f"    return [{results}]"]
         return "\n".join(["def program(_step, _interrupted, _cancellation):", *body, ""])
+
+
+def _is_identity(ins: Instruction) -> bool:
+    op = ins.item.op
+    return (op is not None and getattr(op, "type", None) == "Identity" and not ins.needs_step
+            and len(ins.in_slots) == 1 and ins.num_outputs == 1)
 
 
 def _constant_value(ins: Instruction) -> Optional[tuple[Any]]:
@@ -159,6 +177,7 @@ class StraightLineCode:
         self.steps = 0
         self.function: Optional[Callable[..., list[Any]]] = None
         self.code: Any = None
+        self.source = ""  # the generated function's text (for debugging)
         self.line_node: dict[int, int] = {}
         self._lock = threading.Lock()
 
@@ -185,7 +204,8 @@ class StraightLineCode:
                 for pos, ins in enumerate(self.program):
                     writer.write(pos, ins)
                 namespace = dict(writer.globals)
-                self.code = compile(writer.source(self.fetch_slots), "<tensorweave plan>", "exec")
+                self.source = writer.source(self.fetch_slots)
+                self.code = compile(self.source, "<tensorweave plan>", "exec")
                 exec(self.code, namespace)  # noqa: S102  (our own generated source)
                 self.line_node = writer.line_node
                 self.function = namespace["program"]
