@@ -48,6 +48,10 @@ def adam(var: Any, m: Any, v: Any, beta1_power: Any, beta2_power: Any, lr: Any, 
     return new_var, new_m, new_v
 
 
+def _same(a: np.dtype, b: np.dtype) -> bool:
+    return a is b or a == b  # (the same dtype object, as a rule: no comparison)
+
+
 def small_update(rule: Callable[..., tuple], written: Optional[Callable[..., Optional[tuple]]],
                  cells: Sequence[Any], args: Sequence[Any], grad_pos: int, attrs: dict, max_size: int) -> bool:
     """Applies `rule` (training_ops' form) to the cells' arrays if this is a plain small case
@@ -56,23 +60,25 @@ def small_update(rule: Callable[..., tuple], written: Optional[Callable[..., Opt
     None for the cases it does not cover, which then take `rule`."""
     var = cells[0].value
     grad = args[grad_pos]
-    if type(var) is not _ndarray or type(grad) is not _ndarray or not var.ndim or var.size >= max_size:
+    if type(var) is not _ndarray or type(grad) is not _ndarray:
         return False
-    dtype, shape = var.dtype, var.shape
-    if grad.shape != shape or (grad.dtype is not dtype and grad.dtype != dtype):
+    shape, dtype = var.shape, var.dtype
+    if not shape or var.size >= max_size or grad.shape != shape or not _same(grad.dtype, dtype):
         return False
     states = [var]
     for cell in cells[1:]:
         value = cell.value
-        if type(value) is not _ndarray or value.shape != shape or (value.dtype is not dtype and value.dtype != dtype):
+        if type(value) is not _ndarray or value.shape != shape or not _same(value.dtype, dtype):
             return False
         states.append(value)
-    scalars = list(args)
-    for i, a in enumerate(args):
-        if i != grad_pos:
-            if type(a) is not _ndarray or a.ndim or (a.dtype is not dtype and a.dtype != dtype):
-                return False
-            scalars[i] = a[()]
+    scalars = []
+    for a in args:
+        if a is grad:
+            scalars.append(a)
+        elif type(a) is not _ndarray or a.shape or not _same(a.dtype, dtype):
+            return False
+        else:
+            scalars.append(a[()])
     new = written(*states, *scalars, attrs) if written is not None else None
     if new is None:
         new = rule(*states, *scalars, attrs)
