@@ -318,7 +318,7 @@ def test_short_plain_programs_run_without_checkpoints():
                                   (product, big, "run_checked")):
             runner = RunCallable(sess, fetch, (feed,))
             run = runner.plan.single.sequential.run
-            # generated straight-line code (plan_codegen) interprets a plan's first step
+            # generated straight-line code (plan_codegen) interprets a plan's first steps
             assert isinstance(run.__self__, StraightLineCode)
             assert run.__self__.interpret.__name__ == body
             value = np.ones(feed.shape.as_list(), np.float32)

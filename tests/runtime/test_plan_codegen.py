@@ -1,6 +1,6 @@
 """Straight-line generated code for sequential partitions (runtime/plan_codegen.py): the same
 values, errors, checkpoints, traces and buffer-forwarding decisions as the sequential
-interpreter's table loop, from a plan's second step on; never for partitions with dead values
+interpreter's table loop, once a plan has run INTERPRETED_STEPS steps; never for partitions with dead values
 or asynchronous kernels (executor_choice decides)."""
 import gc
 import threading
@@ -18,6 +18,8 @@ from tensorweave.runtime import plan_codegen
 from tensorweave.runtime.executor_choice import ExecutorStrategy
 from tensorweave.runtime.plan_codegen import StraightLineCode, calls_directly
 
+NAPS: list = []  # one entry per TestCodegenNap run
+
 # -- test-only ops: a kernel that sleeps, and a pair that shows when a value is dropped ----------
 TestCodegenNap = define_op("TestCodegenNap", inputs=["x: float"], outputs=["y: float"], attrs=["seconds: float"],
                            shape_fn=_util.unchanged)
@@ -28,6 +30,7 @@ def _nap_kernel(ctx):
     seconds = ctx.attr("seconds")
 
     def compute(x):
+        NAPS.append(1)
         time.sleep(seconds)
         return x + np.float32(1)
     return compute
@@ -65,6 +68,12 @@ def _watch_kernel(ctx):
 
 def _apply(op, x, **attrs):
     return apply_op(op, x=x, **attrs)
+
+
+@pytest.fixture(autouse=True)
+def code_from_the_second_step(monkeypatch):
+    """These tests run a plan's first step interpreted and its later ones as generated code."""
+    monkeypatch.setattr(plan_codegen, "INTERPRETED_STEPS", 1)
 
 
 def _straight_line(sess):
@@ -204,10 +213,10 @@ def test_deadline_stops_generated_code_at_a_checkpoint():
             (code,) = _straight_line(sess)
             sess.run(y, {x: 0.0}, options=tf.RunOptions(timeout_in_ms=60000))
             assert code.function is not None
-            start = time.perf_counter()
+            NAPS.clear()
             with pytest.raises(tf.errors.DeadlineExceededError):
                 sess.run(y, {x: 0.0}, options=short)
-            assert time.perf_counter() - start < 0.5  # not all 300 naps (0.6 s)
+            assert len(NAPS) < 200  # stopped at a checkpoint (every 64 nodes), not after all 300
 
 
 def test_traced_steps_still_give_step_stats():
@@ -292,3 +301,17 @@ def test_interpreted_steps_setting(monkeypatch):
             assert sess.run(y, {x: 2.0}) == 6.0
             assert _straight_line(sess)[0].function is not None
     gc.collect()
+
+
+def test_default_tiering_writes_code_after_ten_interpreted_steps(monkeypatch):
+    monkeypatch.setattr(plan_codegen, "INTERPRETED_STEPS", 10)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [])
+        y = tf.exp(x) - 1.0
+        with tf.Session() as sess:
+            for _ in range(10):
+                assert sess.run(y, {x: 0.0}) == 0.0
+            (code,) = _straight_line(sess)
+            assert code.function is None
+            assert sess.run(y, {x: 0.0}) == 0.0
+            assert code.function is not None

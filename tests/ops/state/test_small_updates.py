@@ -96,7 +96,7 @@ def test_adam_step_on_small_variables_keeps_reads_and_errors():
                           beta2=scalars[4], epsilon=scalars[5], grad=grad)
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
-            for _ in range(2):  # (the second step as generated code)
+            for _ in range(2):
                 with pytest.raises(tf.errors.InvalidArgumentError, match="same shape"):
                     sess.run(update, {grad: np.ones(4, np.float32)})
             sess.run(update, {grad: np.ones(3, np.float32)})
