@@ -6,6 +6,10 @@ ExecutorImpl::RunAsync chooses its propagator (DESIGN.md "The executor").
   graphs, and (when the partition is the whole step) conditionals and asynchronous kernels,
   which may hand the step over to the dataflow executor when a kernel waits.
 - DATAFLOW: the dataflow executor (executor.py): pending counts, a ready queue, frames.
+- INTERPRETER (a test hook only): SEQUENTIAL, but never as generated code.
+
+A SEQUENTIAL partition without dead values or asynchronous kernels also runs as straight-line
+generated code (plan_codegen.py; ExecutorChoice.straight_line) once its plan has run a step.
 
 Everything it looks at is fixed at compile time (graph_compiler.CompileOptions and the
 compiled tables), so a plan decides once; tracing a step does not change the decision.
@@ -22,6 +26,7 @@ from tensorweave.runtime.graph_compiler import CompileOptions, PartitionTables, 
 class ExecutorStrategy(enum.Enum):
     SEQUENTIAL = "sequential"
     DATAFLOW = "dataflow"
+    INTERPRETER = "interpreter"  # force only: SEQUENTIAL with the interpreter's table loop
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,6 +35,8 @@ class ExecutorChoice:
     # SEQUENTIAL only: an asynchronous kernel that has not completed when its call returns
     # hands the step to the dataflow executor (which then needs building too).
     hand_over: bool = False
+    # SEQUENTIAL only: the program may run as generated straight-line code (plan_codegen.py).
+    straight_line: bool = False
 
     @property
     def sequential(self) -> bool:
@@ -50,7 +57,13 @@ def choose_executor(tables: PartitionTables, options: CompileOptions,
         return ExecutorChoice(ExecutorStrategy.DATAFLOW)
     if force is None and options.inter_op_threads != 1 and has_independent_expensive(tables):
         return ExecutorChoice(ExecutorStrategy.DATAFLOW)  # inter-op parallelism pays
-    return ExecutorChoice(ExecutorStrategy.SEQUENTIAL, hand_over=tables.has_async)
+    return ExecutorChoice(ExecutorStrategy.SEQUENTIAL, hand_over=tables.has_async,
+                          straight_line=force is not ExecutorStrategy.INTERPRETER and can_write_straight_line(tables))
+
+
+def can_write_straight_line(tables: PartitionTables) -> bool:
+    """Generated code has no hooks: no dead values (no control flow) and no kernel that may wait."""
+    return not tables.has_control_flow and not tables.has_async
 
 
 def can_run_sequentially(tables: PartitionTables, may_hand_over: bool) -> bool:

@@ -193,6 +193,7 @@ def _deref_wrapper(compute: Compute, positions: tuple[int, ...], op: Operation,
                 values[p + offset] = value.read(op)
         return compute(*values)
 
+    run.unwrapped = compute  # type: ignore[attr-defined]  # generated code reads inline (plan_codegen)
     return run
 
 

@@ -100,7 +100,7 @@ class PartitionRunner:
         # run(step): a single-partition step to its end on this thread (by step.deadline)
         self.run: Callable[..., list[Any]]
         if self.choice.sequential:
-            self.sequential = SequentialInterpreter(tables, self.device, self.dataflow)
+            self.sequential = SequentialInterpreter(tables, self.device, self.dataflow, self.choice.straight_line)
             self.run = self.sequential.run
         else:
             self.run = self.dataflow.run  # type: ignore[union-attr]

@@ -34,6 +34,7 @@ from tensorweave.runtime.control_flow_semantics import RUN, sequential_outputs
 from tensorweave.runtime.executor import RETURNED, DataflowExecutor, TracingExecutorState, dead_fetch_error
 from tensorweave.runtime.executor_tables import CHECK_EVERY, CONTROL_TRIGGER, MERGE
 from tensorweave.runtime.graph_compiler import NodeItem, PartitionTables, topological_order
+from tensorweave.runtime.plan_codegen import StraightLineCode
 from tensorweave.runtime.step_context import DEAD, StepContext
 
 
@@ -111,7 +112,8 @@ class SequentialInterpreter:
     step over when an asynchronous kernel waits (None: the partition has no asynchronous
     kernel, or none may wait)."""
 
-    def __init__(self, tables: PartitionTables, device: Device, fallback: Optional[DataflowExecutor]) -> None:
+    def __init__(self, tables: PartitionTables, device: Device, fallback: Optional[DataflowExecutor],
+                 straight_line: bool = False) -> None:
         self.tables = tables
         self.device = device
         self.fallback = fallback
@@ -163,6 +165,9 @@ class SequentialInterpreter:
         self.run: Callable[[StepContext], list[Any]] = (
             self.run_with_hooks if self.has_deadness or tables.has_async
             else self.run_checked if self.has_checks else self.run_plain)
+        if straight_line and self.run != self.run_with_hooks:
+            # the same program as generated code (plan_codegen.py), from the plan's second step
+            self.run = StraightLineCode(self.program, self.fetch_slots, self.run, self.run_traced).run
 
     # -- the loop bodies ----------------------------------------------------------------------------
     def run_plain(self, step: StepContext) -> list[Any]:

@@ -15,6 +15,7 @@ import tensorweave as tf
 from tensorweave.framework.op_def_library import apply_op
 from tensorweave.runtime.config import timeout_seconds
 from tensorweave.runtime.executor_choice import ExecutorStrategy
+from tensorweave.runtime.plan_codegen import StraightLineCode
 from tensorweave.runtime.session import RunCallable
 
 from tests.runtime.kernels_for_tests import TestAsyncNever, TestNap
@@ -316,7 +317,10 @@ def test_short_plain_programs_run_without_checkpoints():
         for fetch, feed, body in ((short, x, "run_plain"), (long_, x, "run_checked"),
                                   (product, big, "run_checked")):
             runner = RunCallable(sess, fetch, (feed,))
-            assert runner.plan.single.sequential.run.__name__ == body
+            run = runner.plan.single.sequential.run
+            # generated straight-line code (plan_codegen) interprets a plan's first steps
+            assert isinstance(run.__self__, StraightLineCode)
+            assert run.__self__.interpret.__name__ == body
             value = np.ones(feed.shape.as_list(), np.float32)
             np.testing.assert_array_equal(runner(sess, (value,)), sess.run(fetch, {feed: value}))
         sess.close()

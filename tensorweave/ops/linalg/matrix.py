@@ -138,7 +138,9 @@ def _matmul_variant(xp: Any, ta: bool, tb: bool, dims: tuple) -> Callable[..., A
         return dot
     if not tb:
         return (lambda a, b: dot(a.T, b)) if tiny or xp is not np else (lambda a, b: matmul(a.T, b))
-    never_reoriented = xp is not np or (m is not None and n is not None and not may_reorient(m, n))
+    # (a tiny product gains nothing from reorienting: [8x64]@[64x64]^T 5.3 us by np.dot, 8.5 us
+    # reoriented, the transposing copy included)
+    never_reoriented = xp is not np or tiny or (m is not None and n is not None and not may_reorient(m, n))
     if never_reoriented:
         return (lambda a, b: dot(a, b.T)) if not ta else (lambda a, b: dot(a.T, b.T))
     if not ta:

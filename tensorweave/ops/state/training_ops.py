@@ -30,6 +30,7 @@ from tensorweave.framework.kernel_contract import KernelContext
 from tensorweave.framework.op_def import define_op, OpDef
 from tensorweave.ops import _util
 from tensorweave.ops.kernels.buffer_forwarding import held_only_by
+from tensorweave.ops.state import small_updates
 
 __all__: list[str] = []
 
@@ -158,7 +159,14 @@ def _register(op: OpDef, rule: Callable[..., tuple], num_slots: int, grad_pos: i
         attrs = dict(ctx.attrs)
         spares = [_Spare() for _ in range(1 + num_slots)]
 
+        written = _WRITTEN_OUT.get(rule)
+
         def dense(var_cell: Any, *rest: Any) -> Any:
+            # small variables with scalar hyperparameters first (small_updates.py): no lock to
+            # take, and most of the general path's checks are the cost there
+            if not use_locking and small_updates.small_update(
+                    rule, written, (var_cell,) + rest[:num_slots], rest[num_slots:], grad_pos, attrs, _IN_PLACE_SIZE):
+                return var_cell
             with _locked(var_cell, use_locking):
                 _dense_update(rule, (var_cell,) + rest[:num_slots], rest[num_slots:], grad_pos, attrs, node,
                               spares)
@@ -286,6 +294,8 @@ def _adagrad_into(out: list, var: Any, accum: Any, lr: Any, grad: Any, attrs: di
 
 
 _INTO: dict[Callable, Callable] = {_gd: _gd_into, _momentum: _momentum_into, _adagrad: _adagrad_into}
+# Rules written out for small_updates.small_update (the others run as they are there).
+_WRITTEN_OUT: dict[Callable, Callable] = {_adam: small_updates.adam}
 
 _NESTEROV = ("use_nesterov: bool = false",)
 _SPECS = [

@@ -116,16 +116,18 @@ def _assign_kernel(ctx: KernelContext) -> Any:
 
 def _make_update_kernel(fn_name: str) -> Any:
     def build(ctx: KernelContext) -> Any:
-        locking, op = ctx.attr("use_locking"), ctx.op
+        op = ctx.op
         ufunc = getattr(ctx.xp, fn_name)
 
+        # The read-modify-write runs under the variable's lock whatever `use_locking` says (TF
+        # calls an unlocked update's races undefined): a thread switch between the read and the
+        # write would lose an update, and concurrent metric updates count on every one (the
+        # generated straight-line code of runtime/plan_codegen.py switches threads only at
+        # function calls, such as the ones between the read and the write here).
         def update(cell: VariableCell, delta: Any) -> VariableCell:
-            if locking:
-                with cell.lock:
-                    old = cell.read(op)
-                    cell.value = _checked_update(ufunc, old, delta, op)
-            else:
-                cell.value = _checked_update(ufunc, cell.read(op), delta, op)
+            with cell.lock:
+                old = cell.read(op)
+                cell.value = _checked_update(ufunc, old, delta, op)
             return cell
 
         return update

@@ -1,8 +1,9 @@
 """Buffer forwarding (tensorweave/ops/buffer_forwarding.py): a kernel may write its result into
 an input only when nothing but its own call holds that input. Fed arrays, constants, variable
 buffers, loop invariants, fetched values and values another consumer still needs are never
-written, on every executor path (straight line, dataflow with parallel kernels, the optimistic
-straight line of steps with conditionals, loops, several devices, traced steps); a value whose
+written, on every executor path (straight line, as tables or as generated code, dataflow with
+parallel kernels, the optimistic straight line of steps with conditionals, loops, several
+devices, traced steps); a value whose
 only consumer is the kernel is forwarded on each of those paths but the traced one.
 
 A probe op reports what the rule says about its input on each path; the other tests run the
@@ -17,6 +18,7 @@ from tensorweave.framework.op_def_library import apply_op
 from tensorweave.ops.kernels import buffer_forwarding
 from tensorweave.ops import _util, nn as nn_ops
 from tensorweave.ops.kernels.buffer_forwarding import forwardable
+from tensorweave.runtime import plan_codegen
 
 # The probe: y = x + 0 (a new array), and whether the rule would let it write into x.
 ForwardingProbe = define_op("ForwardingProbeForTests", inputs=["x: float32"],
@@ -70,14 +72,18 @@ def _run(path, fetches, feed=None, sess=None):
     extra = _extra_fetches(path)
     own = sess is None
     sess = sess or tf.Session()
+    interpreted = plan_codegen.INTERPRETED_STEPS
+    if path == "generated":  # the straight line as generated code (runtime/plan_codegen.py) at once
+        plan_codegen.INTERPRETED_STEPS = 0
     try:
         return sess.run([fetches, extra], feed)[0]
     finally:
+        plan_codegen.INTERPRETED_STEPS = interpreted
         if own:
             sess.close()
 
 
-PATHS = ["straight", "dataflow", "optimistic"]
+PATHS = ["straight", "dataflow", "optimistic", "generated"]
 
 
 @pytest.mark.parametrize("path", PATHS)
