@@ -43,6 +43,7 @@ from tensorweave.framework import dtypes as _dtypes
 from tensorweave.framework.kernel_contract import ControlFlowKind
 from tensorweave.grappler.graph_view import Node, OptGraph, Port, const_value
 from tensorweave.grappler.pass_context import PassContext
+from tensorweave.runtime.control_flow_info import walk_frames
 from tensorweave.ops.array.shaping import Identity
 from tensorweave.ops.control_flow.primitives import Enter
 
@@ -190,28 +191,9 @@ class _Frames:
     def __init__(self, graph: OptGraph) -> None:
         self.frame: dict[int, str] = {}
         self.parent: dict[str, str] = {}
-        consumers: dict[int, list[Node]] = collections.defaultdict(list)
-        sources = []
-        for node in graph.nodes:
-            if node.removed:
-                continue
-            producers = [src for src, _ in node.inputs if src.fed is None]
-            if not producers:
-                producers = list(node.controls)
-            for p in producers:
-                consumers[id(p)].append(node)
-            if not producers:
-                sources.append(node)
-        queue = collections.deque(sources)
-        for node in sources:
-            self._assign(node, "")
-        while queue:
-            node = queue.popleft()
-            out = self.output_frame(node)
-            for c in consumers[id(node)]:
-                if id(c) not in self.frame:
-                    self._assign(c, out)
-                    queue.append(c)
+        walk_frames([n for n in graph.nodes if not n.removed],
+                    lambda node: [src for src, _ in node.inputs if src.fed is None] or list(node.controls),
+                    self.frame, self._assign, self.output_frame)
 
     def _assign(self, node: Node, input_frame: str) -> None:
         frame = input_frame

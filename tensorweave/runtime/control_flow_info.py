@@ -7,7 +7,7 @@ its value to every device taking part in the loop."""
 from __future__ import annotations
 
 import collections
-from typing import Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from tensorweave.framework import errors
 from tensorweave.framework.kernel_contract import ControlFlowKind
@@ -23,26 +23,9 @@ class ControlFlowInfo:
         self._parallel: dict[str, int] = {}
         # A node takes its frame from a data input when it has one in the plan (a control input
         # may come from an enclosing frame), else from a control input.
-        consumers: dict[int, list[Operation]] = collections.defaultdict(list)
-        sources = []
-        for op in ops:
-            producers = [t.op for t in op.inputs if t not in feeds and id(t.op) in in_plan]
-            if not producers:
-                producers = [c for c in op.control_inputs if id(c) in in_plan]
-            for p in producers:
-                consumers[id(p)].append(op)
-            if not producers:
-                sources.append(op)
-        queue = collections.deque(sources)
-        for op in sources:
-            self._assign(op, "")
-        while queue:
-            op = queue.popleft()
-            out = self.output_frame(op)
-            for c in consumers[id(op)]:
-                if id(c) not in self._frame:
-                    self._assign(c, out)
-                    queue.append(c)
+        walk_frames(ops, lambda op: [t.op for t in op.inputs if t not in feeds and id(t.op) in in_plan]
+                    or [c for c in op.control_inputs if id(c) in in_plan],
+                    self._frame, self._assign, self.output_frame)
         for op in ops:
             if id(op) not in self._frame:  # unreachable from sources: treat as top level
                 self._assign(op, "")
@@ -75,6 +58,31 @@ class ControlFlowInfo:
 
     def parallel_iterations(self, frame: str) -> int:
         return self._parallel.get(frame, 10)
+
+
+def walk_frames(nodes: Sequence[Any], producers: Callable[[Any], list[Any]], frame: dict[int, str],
+                assign: Callable[[Any, str], None], output_frame: Callable[[Any], str]) -> None:
+    """Gives each node reachable from the sources (nodes with no producers) its frame, breadth
+    first: `assign(node, frame of its first producer's outputs)` records it in `frame`. Shared by
+    the plan's frames (above) and Grappler's loop optimizer, which walks its own node type."""
+    consumers: dict[int, list[Any]] = collections.defaultdict(list)
+    sources = []
+    for node in nodes:
+        feeding = producers(node)
+        for p in feeding:
+            consumers[id(p)].append(node)
+        if not feeding:
+            sources.append(node)
+    queue = collections.deque(sources)
+    for node in sources:
+        assign(node, "")
+    while queue:
+        node = queue.popleft()
+        out = output_frame(node)
+        for c in consumers[id(node)]:
+            if id(c) not in frame:
+                assign(c, out)
+                queue.append(c)
 
 
 def _check_in_loop(op: Operation, frame: str) -> None:

@@ -68,6 +68,23 @@ def wait_serving(process: subprocess.Popen, timeout: float = 60.0) -> None:
     raise TimeoutError("task did not start serving")
 
 
+@contextlib.contextmanager
+def task_processes(**jobs: int) -> Iterator[dict[str, list[str]]]:
+    """Every task of `jobs` (job name -> task count, in that order) as a real server process on a
+    free port, serving before the body runs, stopped by pid at the end; yields the cluster."""
+    spec = cluster_dict(**jobs)
+    tasks: list[subprocess.Popen] = []
+    try:
+        for job, addresses in spec.items():
+            tasks.extend(start_task(spec, job, i) for i in range(len(addresses)))
+        for task in tasks:
+            wait_serving(task)
+        yield spec
+    finally:
+        for task in tasks:
+            stop(task)
+
+
 def stop(process: subprocess.Popen, sig: int = signal.SIGKILL) -> None:
     if process.poll() is None:
         try:

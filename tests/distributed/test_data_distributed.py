@@ -8,20 +8,13 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-from tests.distributed.cluster_util import cluster_dict, start_task, stop, wait_serving
+from tests.distributed.cluster_util import task_processes
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    spec = cluster_dict(worker=1, data=1)
-    tasks = [start_task(spec, "worker", 0), start_task(spec, "data", 0)]
-    try:
-        for task in tasks:
-            wait_serving(task)
+    with task_processes(worker=1, data=1) as spec:
         yield spec
-    finally:
-        for task in tasks:
-            stop(task)
 
 
 def _target(spec):

@@ -6,21 +6,14 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-from tests.distributed.cluster_util import cluster_dict, start_task, stop, wait_serving
+from tests.distributed.cluster_util import task_processes
 from tests.grappler.helpers import off_config, on_config
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    spec = cluster_dict(ps=1, worker=1)
-    tasks = [start_task(spec, "ps", 0), start_task(spec, "worker", 0)]
-    try:
-        for task in tasks:
-            wait_serving(task)
+    with task_processes(ps=1, worker=1) as spec:
         yield spec
-    finally:
-        for task in tasks:
-            stop(task)
 
 
 def _run(spec, config):
