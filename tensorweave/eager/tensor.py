@@ -107,10 +107,17 @@ class EagerTensor(Tensor):
         value = self._value
         if isinstance(value, np.ndarray):
             return value.copy() if value.ndim else value[()]
+        if self._dtype.is_ref_dtype and isinstance(getattr(value, "value", None), np.ndarray):
+            # a variable's reference (an assign or scatter op's output): its value when read,
+            # as TF's _UnreadVariable gives
+            held = value.value
+            return held.copy() if held.ndim else held[()]
         return value
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        value = np.asarray(self._value)
+        value = self._value
+        value = np.asarray(value if isinstance(value, np.ndarray) or not self._dtype.is_ref_dtype
+                           else self.numpy())
         return value if dtype is None else value.astype(dtype)
 
     def _scalar(self, kind: str) -> Any:

@@ -83,3 +83,17 @@ def test_accumulator_reference_handles_run_eagerly():
         assert int(raw("AccumulatorNumAccumulated", handle)) == 2
         mean = raw("AccumulatorTakeGradient", handle, tf.constant(2), dtype=tf.float32)
         np.testing.assert_array_equal(mean.numpy(), [2.0, 4.0])
+
+
+def test_an_update_ops_result_reads_the_variable_as_tf_unread_variable_does():
+    # TF 2.21: tf.compat.v1.scatter_add / assign_add on an eager variable return an
+    # _UnreadVariable, whose numpy() reads the variable's value at that moment.
+    with context.eager_mode():
+        v = tf.Variable([1.0, 2.0, 3.0])
+        scattered = tf.scatter_add(v, [0, 2], [10.0, 20.0])
+        np.testing.assert_array_equal(scattered.numpy(), [11.0, 2.0, 23.0])
+        np.testing.assert_array_equal(np.asarray(scattered), [11.0, 2.0, 23.0])
+        added = tf.assign_add(v, [1.0, 1.0, 1.0])
+        np.testing.assert_array_equal(added.numpy(), [12.0, 3.0, 24.0])
+        np.testing.assert_array_equal(scattered.numpy(), [12.0, 3.0, 24.0])
+        assert isinstance(added.numpy(), np.ndarray)
