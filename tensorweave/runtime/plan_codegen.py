@@ -102,7 +102,9 @@ class _Writer:
             for p in ins.item.deref_inputs:
                 inputs[p] = f"{inputs[p]}.read(o{pos})"
         self.globals[kernel] = compute
-        dying = [self.register_of[s] for s in ins.free_slots if self.register_of[s][0] == "r"]
+        # free_slots also lists the previous node's outputs nothing reads, which never got a register
+        dying = [name for name in (self.register_of.get(s) for s in ins.free_slots)
+                 if name is not None and name[0] == "r"]
         leading = ("_step, " if inputs else "_step") if ins.needs_step else ""
         statements: list[str] = []
         if _is_identity(ins):

@@ -27,6 +27,9 @@ EXCLUDED = {
     # dataflow control-flow primitives: eagerly tf.cond / tf.while_loop run as Python
     "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "NextIteration", "LoopCond",
     "ControlTrigger", "_WhileGrad",
+    # a JIT cluster's node: only the JIT pass makes it, on a plan's graph (tests/jit run it;
+    # tf.function(jit_compile=True) reaches it through its body's plan)
+    "_XlaRun",
     # TF1 readers: TF raises "Readers are not supported when eager execution is enabled" (use
     # tf.data), and so does tensorweave (tests/eager/test_eager_semantics.py)
     "TextLineReaderV2", "TFRecordReaderV2", "FixedLengthRecordReaderV2", "WholeFileReaderV2", "IdentityReaderV2",

@@ -143,7 +143,10 @@ def test_backup_replica_straggling_does_not_block_steps():
             assert time.time() < deadline, f"stuck at step {sess.run(gs)} with a straggler"
             time.sleep(0.01)
         assert time.time() - start < 20  # the straggler sleeps 30 s before its first step
-        assert np.all(np.abs(sess.run(w)) < np.abs(W0))  # the averaged steps move toward 0
+        # The averaged steps move w[0] toward 0 (both fast replicas' x[0] are positive). w[1]'s
+        # direction depends on which replica's gradients filled each aggregation (x[1] is 1 for
+        # one, -1 for the other): a race of the threads, so it is not asserted.
+        assert abs(sess.run(w)[0]) < abs(W0[0])
         stop.set()
         coord.request_stop()
         sess.close()
