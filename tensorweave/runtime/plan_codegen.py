@@ -209,7 +209,9 @@ class StraightLineCode:
                 writer = _Writer(self.program, self.fetch_slots)
                 for pos, ins in enumerate(self.program):
                     writer.write(pos, ins)
-                namespace = dict(writer.globals)
+                # a module name under tensorweave.: NumPy's floating-point warnings from bare
+                # ufunc calls here are filtered as the kernels' are (ops/_util.quiet_numpy_warnings)
+                namespace = dict(writer.globals, __name__="tensorweave.runtime.generated_plan")
                 self.source = writer.source(self.fetch_slots)
                 self.code = compile(self.source, "<tensorweave plan>", "exec")
                 exec(self.code, namespace)  # noqa: S102  (our own generated source)
